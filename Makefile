@@ -1,0 +1,113 @@
+# myriad - operations console for accelerator clusters.
+#
+#   make demo      install what is missing, build, run the console on the
+#                  embedded simulated 10,240-GPU cluster
+#   make check     install what is missing, build, run every test
+#                  (and again under AddressSanitizer + UBSan)
+#   make bench     benchmarks, printed as numbers and ratios
+#   make fuzz      run each libFuzzer target for a bounded time
+#   make install   PREFIX=/usr/local DESTDIR=
+#   make SAN=1     build with ASan + UBSan into build-san/
+#
+# pkg-config is evaluated lazily (recursive variables) so that `make deps`
+# can install it on a fresh machine before anything asks for it.
+
+PKGS      = ncursesw libssh jansson sqlite3 tcl8.6
+CC       ?= cc
+ifeq ($(origin CC),default)
+CC        = cc
+endif
+OPT      ?= -O2 -g
+WARN      = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wformat=2 -Wno-format-nonliteral -Wwrite-strings -Wpointer-arith
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lreadline -lm
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(PKG_CFLAGS) -Isrc $(EXTRA_CFLAGS)
+PREFIX   ?= /usr/local
+
+ifeq ($(SAN),1)
+B         = build-san
+SANFLAGS  = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT       = -O1 -g
+else
+B         = build
+SANFLAGS  =
+endif
+
+CORE_SRC  = $(filter-out src/main.c src/sim/sim_main.c,$(wildcard src/*.c src/*/*.c)) $(wildcard panels/*.c)
+CORE_OBJ  = $(CORE_SRC:%.c=$(B)/%.o)
+UNIT_SRC  = $(wildcard tests/unit/*.c)
+UNIT_OBJ  = $(UNIT_SRC:%.c=$(B)/%.o)
+BENCH_SRC = $(wildcard tests/bench/*.c)
+FUZZ_SRC  = $(wildcard tests/fuzz/fuzz_*.c)
+
+.PHONY: all deps demo check test unit bench fuzz install clean man-check
+
+all: $(B)/myriad $(B)/unit-tests
+
+deps:
+	@sh tests/tools/deps.sh
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/libmyriad.a: $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/myriad: $(B)/src/main.o $(B)/libmyriad.a
+	$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(B)/unit-tests: $(UNIT_OBJ) $(B)/libmyriad.a
+	$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(B)/bench: $(BENCH_SRC:%.c=$(B)/%.o) $(B)/libmyriad.a
+	$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	./$(B)/myriad
+
+unit: all
+	./$(B)/unit-tests
+
+# Every test: unit tests, then the suites, then the same under ASan+UBSan.
+check: deps
+	@$(MAKE) --no-print-directory all
+	@sh tests/run.sh $(B)
+	@$(MAKE) --no-print-directory SAN=1 all
+	@SANITIZED=1 sh tests/run.sh build-san
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(B)/bench
+	./$(B)/bench
+
+FUZZ_SECONDS ?= 30
+fuzz: deps
+	@mkdir -p build-fuzz
+	@for f in $(FUZZ_SRC); do \
+		n=$$(basename $$f .c); \
+		clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Isrc $(PKG_CFLAGS) \
+			$$f $(filter-out src/main.c src/sim/sim_main.c,$(wildcard src/*.c src/probe/*.c)) \
+			-o build-fuzz/$$n $(PKG_LIBS) || exit 1; \
+		mkdir -p tests/fuzz/corpus/$$n; \
+		./build-fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+			-artifact_prefix=tests/fuzz/crash- tests/fuzz/corpus/$$n tests/fuzz/seed/$$n || exit 1; \
+	done
+
+install: $(B)/myriad
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/myriad/scripts \
+		$(DESTDIR)$(PREFIX)/share/myriad/themes $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 755 $(B)/myriad $(DESTDIR)$(PREFIX)/bin/myriad
+	-install -m 644 scripts/*.tcl $(DESTDIR)$(PREFIX)/share/myriad/scripts/
+	-install -m 644 themes/* $(DESTDIR)$(PREFIX)/share/myriad/themes/
+	-install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	-install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	-install -m 644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
+
+clean:
+	rm -rf build build-san build-fuzz
+
+-include $(CORE_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)

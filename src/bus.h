@@ -1,0 +1,45 @@
+/*
+ * bus.h - the event bus: one queue, subscribers called in a fixed order.
+ *
+ * bus_emit() copies an event (and its strings) into the queue; bus_flush()
+ * delivers every queued event to every subscriber whose mask wants it, in
+ * emission order, including events emitted by subscribers during the flush.
+ * The model subscribes first, so later subscribers see the state after the
+ * event. Nothing is delivered outside bus_flush(): no re-entrancy.
+ */
+#ifndef MYRIAD_BUS_H
+#define MYRIAD_BUS_H
+
+#include "event.h"
+#include "util.h"
+
+typedef void (*bus_fn)(void *ctx, const struct event *ev);
+
+#define BUS_ALL 0xffffffffu
+#define BUS_MASK(t) (1u << (t))
+
+struct bus_sub {
+	bus_fn fn;
+	void *ctx;
+	uint32_t mask;
+	int id;
+};
+
+struct bus {
+	struct event *q;
+	size_t qlen, qcap, qhead;
+	struct arena strings;
+	struct bus_sub *subs;
+	int nsubs, next_id;
+	uint64_t delivered;          /* events delivered since start */
+	int flushing;
+};
+
+void bus_init(struct bus *b);
+void bus_free(struct bus *b);
+int bus_subscribe(struct bus *b, uint32_t mask, bus_fn fn, void *ctx);   /* returns id */
+void bus_unsubscribe(struct bus *b, int id);
+void bus_emit(struct bus *b, const struct event *ev);
+void bus_flush(struct bus *b);
+
+#endif
