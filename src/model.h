@@ -46,8 +46,9 @@ struct node {
 	uint32_t open_faults;
 };
 
-struct ib_port {
+struct ib_port {                  /* no padding: hashed as bytes */
 	int32_t state;                /* enum ib_port_state */
+	int32_t downs;                /* times seen going down */
 	uint64_t c[IBC_COUNT];        /* last value seen */
 	uint64_t delta[IBC_COUNT];    /* increase over the previous reading */
 	int64_t last;                 /* us of the last reading */
@@ -67,10 +68,12 @@ struct job {
 	int32_t nnodes;
 };
 
-struct fault {
-	uint32_t id;
+struct fault {                    /* no padding: hashed as bytes */
 	int64_t time;
-	int32_t node, gpu;            /* -1 when not applicable */
+	int64_t ack_time;             /* 0 = not acknowledged */
+	int64_t close_time;           /* 0 = open */
+	uint32_t id;
+	int32_t node, gpu;            /* -1 when not applicable (gpu: rail for IB) */
 	int32_t kind;                 /* enum fault_kind */
 	int32_t code;                 /* XID number, IB counter, ... */
 	int32_t severity;             /* enum severity */
@@ -79,8 +82,6 @@ struct fault {
 	char text[TEXT_MAX_LEN];
 	char action[64];              /* recommended action */
 	char ack_who[NAME_MAX_LEN];
-	int64_t ack_time;             /* 0 = not acknowledged */
-	int64_t close_time;           /* 0 = open */
 	char close_why[64];
 };
 

@@ -17,6 +17,16 @@
 
 #define PARSE_LINE_MAX 4096     /* longer lines are rejected by streams */
 
+/* Copies at most cap-1 bytes of src[0..n) into dst and NUL-terminates it
+ * (cap > 0). A cut never splits a UTF-8 sequence. Returns bytes copied. */
+size_t parse_copy(char *dst, size_t cap, const char *src, size_t n);
+
+/* `myriad parse FORMAT [FILE]` (DESIGN.md section 9). argv[0] is the
+ * subcommand ("parse"), argv[1] the format, argv[2] the file ("-" or none:
+ * stdin). Returns the exit status: 0 all parsed, 1 something rejected or a
+ * bad request, 2 FILE cannot be opened. */
+int parse_cli(int argc, char **argv);
+
 /* ---- nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits] ---- */
 
 /* The columns myriad understands; others are skipped. */
@@ -39,6 +49,14 @@ struct nvsmi_layout {
 	"power.draw,power.limit,clocks.sm,ecc.errors.uncorrected.volatile.total," \
 	"clocks_event_reasons.active"
 
+/* The probe query of DESIGN.md section 5 (11 columns, no pci.bus_id). */
+#define NVSMI_SHORT_QUERY \
+	"index,uuid,utilization.gpu,memory.used,memory.total,temperature.gpu," \
+	"power.draw,power.limit,clocks.sm,ecc.errors.uncorrected.volatile.total," \
+	"clocks_event_reasons.active"
+
+/* Number of CSV fields in a line (commas + 1), to pick a layout. */
+int nvsmi_count_fields(const char *line, size_t len);
 /* Layout from a --query-gpu field list ("index,uuid,...", aliases accepted). */
 void nvsmi_layout_from_query(struct nvsmi_layout *l, const char *query);
 /* Is this line a CSV header ("index, uuid, utilization.gpu [%], ...")?

@@ -1,0 +1,378 @@
+/*
+ * stream.c - lines to events (see stream.h): for each format, parse a line
+ * or a document and emit what it says about the node, its GPUs, its ports,
+ * the scheduler and the facility. Rejected input becomes EV_PARSE_ERROR.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "stream.h"
+
+void stream_init(struct stream *s, struct bus *bus, const struct model *m, int32_t node,
+		 enum fmt fmt, const char *source)
+{
+	memset(s, 0, sizeof *s);
+	s->bus = bus;
+	s->model = m;
+	s->node = node;
+	s->fmt = fmt;
+	snprintf(s->source, sizeof s->source, "%s", source);
+	nvsmi_layout_from_query(&s->layout, NVSMI_DEFAULT_QUERY);
+}
+
+void stream_free(struct stream *s)
+{
+	sbuf_free(&s->line);
+	sbuf_free(&s->doc);
+}
+
+static struct event ev_new(const struct stream *s, enum ev_type t, int64_t now)
+{
+	struct event ev;
+
+	memset(&ev, 0, sizeof ev);
+	ev.type = t;
+	ev.time = now;
+	ev.source = s->source;
+	return ev;
+}
+
+static void reject(struct stream *s, const char *line, size_t len, const char *error, int64_t now)
+{
+	struct event ev = ev_new(s, EV_PARSE_ERROR, now);
+	char excerpt[81];
+	size_t n = MIN(len, sizeof excerpt - 1);
+
+	memcpy(excerpt, line, n);
+	excerpt[n] = '\0';
+	for (size_t i = 0; i < n; i++)   /* NULs would cut the copy short */
+		if (!excerpt[i])
+			excerpt[i] = '?';
+	ev.u.parse_error = (struct ev_parse_error){s->node, (int32_t)s->fmt, error, excerpt};
+	s->rejected++;
+	bus_emit(s->bus, &ev);
+}
+
+/* ---- nvidia-smi ---- */
+
+static void nvsmi_line(struct stream *s, const char *line, size_t len, int64_t now)
+{
+	struct nvsmi_rec r;
+	const char *err = NULL;
+	const struct model *m = s->model;
+
+	if (nvsmi_parse_header(line, len, &s->layout))
+		return;
+	if (nvsmi_parse_line(line, len, &s->layout, &r, &err) < 0) {
+		reject(s, line, len, err ? err : "malformed line", now);
+		return;
+	}
+	if (r.index < 0 || r.index >= m->gpus_per_node || s->node < 0 || s->node >= m->nnodes) {
+		reject(s, line, len, "GPU index out of range for this node", now);
+		return;
+	}
+	int32_t g = model_gpu(m, s->node, r.index);
+
+	if ((r.uuid[0] && strcmp(r.uuid, m->uuid[g])) || (r.pci[0] && strcmp(r.pci, m->pci[g]))) {
+		struct event gi = ev_new(s, EV_GPU_INFO, now);
+
+		gi.u.gpu_info = (struct ev_gpu_info){s->node, r.index, r.uuid[0] ? r.uuid : m->uuid[g],
+						     r.pci[0] ? r.pci : m->pci[g]};
+		bus_emit(s->bus, &gi);
+	}
+	struct event ev = ev_new(s, EV_SAMPLE, now);
+
+	ev.u.sample.node = s->node;
+	ev.u.sample.gpu = r.index;
+	memcpy(ev.u.sample.m, r.m, sizeof r.m);
+	s->records++;
+	bus_emit(s->bus, &ev);
+}
+
+/* ---- kernel log ---- */
+
+/* Reads "DDDD:BB:DD" or "DDDDDDDD:BB:DD.F" into domain, bus, device. */
+static int pci_split(const char *p, unsigned *dom, unsigned *bus, unsigned *dev)
+{
+	return sscanf(p, "%x:%x:%x", dom, bus, dev) == 3 ? 0 : -1;
+}
+
+static int32_t gpu_of_pci(const struct model *m, int32_t node, const char *pci)
+{
+	unsigned d, b, v, d2, b2, v2;
+
+	if (node < 0 || node >= m->nnodes || pci_split(pci, &d, &b, &v) < 0)
+		return -1;
+	for (int32_t i = 0; i < m->gpus_per_node; i++) {
+		const char *p = m->pci[model_gpu(m, node, i)];
+
+		if (p[0] && pci_split(p, &d2, &b2, &v2) == 0 && d == d2 && b == b2 && v == v2)
+			return i;
+	}
+	return -1;
+}
+
+static void xid_line(struct stream *s, const char *line, size_t len, int64_t now)
+{
+	struct xid_rec r;
+	const char *err = NULL;
+	int rc = xid_parse_line(line, len, &r, &err);
+
+	if (rc == 0)
+		return;
+	if (rc < 0) {
+		reject(s, line, len, err ? err : "malformed XID line", now);
+		return;
+	}
+	if (r.sxid)
+		return;   /* NVSwitch errors: not tied to a GPU; kept for a later fabric view */
+	struct event ev = ev_new(s, EV_XID, now);
+
+	ev.u.xid = (struct ev_xid){s->node, gpu_of_pci(s->model, s->node, r.pci), r.code, r.pid, r.pci, r.text};
+	s->records++;
+	bus_emit(s->bus, &ev);
+}
+
+/* ---- IB counters: one dump per blank line ---- */
+
+static void ib_flush(struct stream *s, int64_t now)
+{
+	for (int rail = 0; rail < 32; rail++) {
+		if (!(s->ib_seen & (1u << rail)))
+			continue;
+		struct event ev = ev_new(s, EV_IB, now);
+
+		ev.u.ib = s->ib[rail];
+		ev.u.ib.node = s->node;
+		ev.u.ib.port = rail;
+		bus_emit(s->bus, &ev);
+		s->records++;
+	}
+	s->ib_seen = 0;
+	memset(s->ib, 0, sizeof s->ib);
+}
+
+static void ib_line(struct stream *s, const char *line, size_t len, int64_t now)
+{
+	struct ib_rec r;
+	const char *err = NULL;
+	int rc, rail;
+
+	if (len == 0) {
+		ib_flush(s, now);
+		return;
+	}
+	if ((rc = ib_parse_line(line, len, &r, &err)) <= 0) {
+		if (rc < 0)
+			reject(s, line, len, err ? err : "malformed counter line", now);
+		return;
+	}
+	rail = ib_dev_rail(r.dev);
+	if (rail < 0 || rail >= 32 || rail >= s->model->topo.rails) {
+		reject(s, line, len, "IB device is not a known rail", now);
+		return;
+	}
+	struct ev_ib *p = &s->ib[rail];
+	uint32_t bit = r.counter < 0 ? 0x80000000u : 1u << r.counter;
+
+	if ((s->ib_seen & (1u << rail)) && (p->have & bit))
+		ib_flush(s, now);   /* a counter again: a new dump without a blank line */
+	s->ib_seen |= 1u << rail;
+	p->have |= bit;
+	if (r.counter < 0)
+		p->state = r.state;
+	else
+		p->c[r.counter] = r.value;
+}
+
+/* ---- documents ---- */
+
+struct doc_ctx {
+	struct stream *s;
+	int64_t now;
+	uint8_t *seen;    /* jobs: job slots seen in this document */
+};
+
+static void slurm_node(void *ctx, const struct slurm_node_rec *r)
+{
+	struct doc_ctx *c = ctx;
+	const struct model *m = c->s->model;
+	int32_t i = model_node_index(m, r->name);
+
+	if (i < 0)
+		return;   /* not in our inventory (login nodes, other partitions) */
+	const struct node *n = &m->nodes[i];
+
+	if (n->base == r->base && n->flags == r->flags && n->reason_time == r->reason_time &&
+	    !strcmp(n->reason, r->reason) && !strcmp(n->reason_who, r->reason_who))
+		return;
+	struct event ev = ev_new(c->s, EV_NODE_STATE, c->now);
+
+	ev.u.node_state = (struct ev_node_state){i, r->base, r->flags, r->reason_time, r->reason, r->reason_who};
+	bus_emit(c->s->bus, &ev);
+}
+
+static int job_terminal(int32_t st)
+{
+	return st != JOB_PENDING && st != JOB_RUNNING && st != JOB_SUSPENDED && st != JOB_COMPLETING &&
+	       st != JOB_REQUEUED;
+}
+
+static void slurm_job(void *ctx, const struct slurm_job_rec *r)
+{
+	struct doc_ctx *c = ctx;
+	const struct model *m = c->s->model;
+	const struct job *j = model_job(m, r->id);
+
+	if (j)
+		c->seen[j - m->jobs] = 1;
+	if (job_terminal(r->state)) {
+		if (j) {
+			struct event ev = ev_new(c->s, EV_JOB_END, c->now);
+
+			ev.u.job_end = (struct ev_job_end){r->id, r->state};
+			bus_emit(c->s->bus, &ev);
+		}
+		return;
+	}
+	if (j && j->state == r->state && j->gpus == r->gpus && j->gpu_mask == r->gpu_mask &&
+	    j->start_time == r->start_time && j->submit_time == r->submit_time && !strcmp(j->name, r->name) &&
+	    !strcmp(j->user, r->user) && !strcmp(j->partition, r->partition) && !strcmp(j->nodes, r->nodes))
+		return;
+	struct event ev = ev_new(c->s, EV_JOB, c->now);
+
+	ev.u.job = (struct ev_job){r->id, r->state, r->gpus, r->gpu_mask, r->submit_time, r->start_time,
+				   r->name, r->user, r->partition, r->nodes};
+	bus_emit(c->s->bus, &ev);
+}
+
+static void doc_error(struct stream *s, const char *what, char *err, int64_t now)
+{
+	reject(s, s->doc.s ? s->doc.s : "", s->doc.len, err ? err : what, now);
+	free(err);
+}
+
+static void slurm_doc(struct stream *s, int64_t now)
+{
+	struct doc_ctx c = {s, now, NULL};
+	char *err = NULL;
+	int rejected = 0, n;
+	const struct model *m = s->model;
+
+	if (s->fmt == FMT_SLURM_NODES) {
+		if (slurm_parse_nodes(s->doc.s, s->doc.len, slurm_node, &c, &rejected, &err) < 0)
+			doc_error(s, "bad sinfo document", err, now);
+		return;
+	}
+	c.seen = xcalloc((size_t)m->njobs + 1, 1);
+	n = slurm_parse_jobs(s->doc.s, s->doc.len, slurm_job, &c, &rejected, &err);
+	if (n < 0) {
+		doc_error(s, "bad squeue document", err, now);
+	} else {
+		for (int32_t i = 0; i < m->njobs; i++) {   /* gone from squeue: ended */
+			if (!m->jobs[i].id || c.seen[i])
+				continue;
+			struct event ev = ev_new(s, EV_JOB_END, now);
+
+			ev.u.job_end = (struct ev_job_end){m->jobs[i].id, JOB_COMPLETED};
+			bus_emit(s->bus, &ev);
+		}
+	}
+	free(c.seen);
+}
+
+static void facility_doc(struct stream *s, int64_t now)
+{
+	struct event ev = ev_new(s, EV_POWER, now);
+	char *err = NULL;
+
+	if (facility_parse(s->doc.s, s->doc.len, &ev.u.power, &err) < 0) {
+		doc_error(s, "bad facility document", err, now);
+		return;
+	}
+	bus_emit(s->bus, &ev);
+}
+
+/* ---- lines ---- */
+
+static void dispatch_line(struct stream *s, const char *line, size_t len, int64_t now)
+{
+	if (len && line[len - 1] == '\r')
+		len--;
+	s->lines++;
+	switch (s->fmt) {
+	case FMT_NVSMI:
+		if (len)
+			nvsmi_line(s, line, len, now);
+		break;
+	case FMT_XID:
+		if (len)
+			xid_line(s, line, len, now);
+		break;
+	case FMT_IB: ib_line(s, line, len, now); break;
+	default: break;
+	}
+}
+
+static int is_document(enum fmt f)
+{
+	return f == FMT_SLURM_NODES || f == FMT_SLURM_JOBS || f == FMT_FACILITY;
+}
+
+void stream_feed(struct stream *s, const char *buf, size_t n, int64_t now)
+{
+	if (is_document(s->fmt)) {
+		if (s->doc.len + n > (size_t)256 << 20) {   /* 256 MiB: not a document we will parse */
+			reject(s, buf, n, "document larger than 256 MiB", now);
+			sbuf_reset(&s->doc);
+			return;
+		}
+		sbuf_add(&s->doc, buf, n);
+		return;
+	}
+	while (n > 0) {
+		const char *nl = memchr(buf, '\n', n);
+		size_t take = nl ? (size_t)(nl - buf) : n;
+
+		if (s->discarding) {
+			if (nl)
+				s->discarding = 0;
+		} else if (s->line.len + take > PARSE_LINE_MAX) {
+			reject(s, s->line.len ? s->line.s : buf, s->line.len ? s->line.len : take,
+			       "line longer than 4096 bytes", now);
+			sbuf_reset(&s->line);
+			s->discarding = nl == NULL;
+		} else if (!nl) {
+			sbuf_add(&s->line, buf, take);
+		} else if (s->line.len) {
+			sbuf_add(&s->line, buf, take);
+			dispatch_line(s, s->line.s, s->line.len, now);
+			sbuf_reset(&s->line);
+		} else {
+			dispatch_line(s, buf, take, now);   /* the common case: no copy */
+		}
+		if (!nl)
+			break;
+		buf = nl + 1;
+		n -= take + 1;
+	}
+}
+
+void stream_end(struct stream *s, int64_t now)
+{
+	if (is_document(s->fmt)) {
+		if (s->doc.len) {
+			if (s->fmt == FMT_FACILITY)
+				facility_doc(s, now);
+			else
+				slurm_doc(s, now);
+		}
+		sbuf_reset(&s->doc);
+		return;
+	}
+	if (s->line.len && !s->discarding)
+		dispatch_line(s, s->line.s, s->line.len, now);
+	sbuf_reset(&s->line);
+	s->discarding = 0;
+	if (s->fmt == FMT_IB)
+		ib_flush(s, now);
+}
