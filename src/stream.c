@@ -17,12 +17,16 @@ void stream_init(struct stream *s, struct bus *bus, const struct model *m, int32
 	s->fmt = fmt;
 	snprintf(s->source, sizeof s->source, "%s", source);
 	nvsmi_layout_from_query(&s->layout, NVSMI_DEFAULT_QUERY);
+	if (fmt == FMT_IB)
+		s->ib = xcalloc(32, sizeof *s->ib);
 }
 
 void stream_free(struct stream *s)
 {
 	sbuf_free(&s->line);
 	sbuf_free(&s->doc);
+	free(s->ib);
+	s->ib = NULL;
 }
 
 static struct event ev_new(const struct stream *s, enum ev_type t, int64_t now)
@@ -148,7 +152,7 @@ static void ib_flush(struct stream *s, int64_t now)
 		s->records++;
 	}
 	s->ib_seen = 0;
-	memset(s->ib, 0, sizeof s->ib);
+	memset(s->ib, 0, sizeof *s->ib * 32);
 }
 
 static void ib_line(struct stream *s, const char *line, size_t len, int64_t now)

@@ -24,7 +24,7 @@ struct stream {
 	int discarding;               /* inside a line longer than PARSE_LINE_MAX */
 	struct sbuf doc;              /* JSON formats: the whole document */
 	struct nvsmi_layout layout;
-	struct ev_ib ib[32];          /* IB: counters gathered per rail in one dump */
+	struct ev_ib *ib;             /* IB: counters gathered per rail (32) in one dump */
 	uint32_t ib_seen;             /* rails with data in the current dump */
 	uint64_t lines, records, rejected;
 };

@@ -29,7 +29,7 @@ void fatal(const char *fmt, ...) PRINTF_LIKE(1, 2) __attribute__((noreturn));
 void fatal_set_hook(void (*hook)(void));
 
 /* Time is int64 microseconds since the Unix epoch, UTC, everywhere. */
-#define US_PER_SEC 1000000LL
+#define US_PER_SEC ((int64_t)1000000)
 int64_t wall_us(void);     /* CLOCK_REALTIME */
 int64_t mono_us(void);     /* CLOCK_MONOTONIC */
 int64_t cpu_us(void);      /* CPU time of this process */

@@ -1,0 +1,119 @@
+/*
+ * app.c - the application context: the model subscribed to the bus, the
+ * sources, the tick, and the registry of source and backend classes.
+ */
+#include <string.h>
+#include "myriad.h"
+
+static const struct source_ops *source_classes[32];
+static const struct backend_ops *backend_classes[32];
+static int nsource_classes, nbackend_classes;
+
+void registry_add_source(const struct source_ops *ops)
+{
+	if (ops->abi != MYRIAD_ABI || registry_source(ops->name) || nsource_classes == 32)
+		return;
+	source_classes[nsource_classes++] = ops;
+}
+
+void registry_add_backend(const struct backend_ops *ops)
+{
+	if (ops->abi != MYRIAD_ABI || registry_backend(ops->name) || nbackend_classes == 32)
+		return;
+	backend_classes[nbackend_classes++] = ops;
+}
+
+const struct source_ops *registry_source(const char *name)
+{
+	for (int i = 0; i < nsource_classes; i++)
+		if (!strcmp(source_classes[i]->name, name))
+			return source_classes[i];
+	return NULL;
+}
+
+const struct backend_ops *registry_backend(const char *name)
+{
+	for (int i = 0; i < nbackend_classes; i++)
+		if (!strcmp(backend_classes[i]->name, name))
+			return backend_classes[i];
+	return NULL;
+}
+
+static void model_sub(void *ctx, const struct event *ev)
+{
+	model_apply(ctx, ev);
+}
+
+void app_init(struct myriad *app)
+{
+	memset(app, 0, sizeof *app);
+	model_init(&app->model);
+	bus_init(&app->bus);
+	bus_subscribe(&app->bus, BUS_ALL, model_sub, &app->model);   /* first: others see the new state */
+	registry_add_source(&sim_source_ops);
+	registry_add_backend(&sim_backend_ops);
+	app->now = app->start = wall_us();
+}
+
+void app_free(struct myriad *app)
+{
+	for (int i = app->nsources - 1; i >= 0; i--) {
+		if (app->sources[i]->ops->stop)
+			app->sources[i]->ops->stop(app->sources[i]);
+		free(app->sources[i]);
+	}
+	free(app->backend);
+	bus_free(&app->bus);
+	model_free(&app->model);
+	memset(app, 0, sizeof *app);
+}
+
+int app_add_source(struct myriad *app, const char *name, const char *args, char **err)
+{
+	const struct source_ops *ops = registry_source(name);
+	struct source *src;
+
+	if (!ops) {
+		*err = xasprintf("no source named \"%s\"", name);
+		return -1;
+	}
+	if (app->nsources == (int)ARRAY_LEN(app->sources)) {
+		*err = xstrdup("too many sources");
+		return -1;
+	}
+	src = xcalloc(1, sizeof *src);
+	src->ops = ops;
+	src->app = app;
+	if (ops->start(src, args, err) < 0) {
+		free(src);
+		return -1;
+	}
+	app->sources[app->nsources++] = src;
+	bus_flush(&app->bus);
+	return 0;
+}
+
+void app_emit(struct myriad *app, struct event *ev)
+{
+	if (!ev->time)
+		ev->time = app->now;
+	bus_emit(&app->bus, ev);
+}
+
+void app_tick(struct myriad *app)
+{
+	struct event ev;
+
+	app->tick++;
+	app->now = app->virtual_time ? app->start + app->tick * US_PER_SEC : wall_us();
+	memset(&ev, 0, sizeof ev);
+	ev.type = EV_TICK;
+	ev.time = app->now;
+	ev.source = "clock";
+	ev.u.tick.tick = app->tick;
+	bus_emit(&app->bus, &ev);
+	for (int i = 0; i < app->nsources; i++)
+		if (app->sources[i]->ops->tick)
+			app->sources[i]->ops->tick(app->sources[i], app->now);
+	bus_flush(&app->bus);
+}

@@ -1,0 +1,90 @@
+/*
+ * myriad.h - the application context and the registry through which sources
+ * and backends plug in.
+ *
+ * A source produces text (or events) about the cluster: the embedded
+ * simulator, SSH probes, a Slurm head node, a facility meter. A backend
+ * carries actions to the engine that executes them: Slurm, or the simulator's
+ * scheduler. Built-ins register exactly as a loadable plugin would
+ * (MYRIAD_ABI), so a site's own source is written the same way.
+ */
+#ifndef MYRIAD_MYRIAD_H
+#define MYRIAD_MYRIAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "bus.h"
+#include "loop.h"
+#include "model.h"
+
+#define MYRIAD_ABI 1
+#define MYRIAD_VERSION "0.1.0"
+
+struct myriad;
+struct source;
+struct backend;
+
+struct source_ops {
+	const char *name;
+	int abi;                                  /* MYRIAD_ABI */
+	/* Create and start from an argument string ("gpus=2048,seed=7" for sim). */
+	int (*start)(struct source *src, const char *args, char **err);
+	/* Once per tick, before the bus is flushed; now is cluster time. */
+	void (*tick)(struct source *src, int64_t now);
+	void (*stop)(struct source *src);
+};
+
+struct source {
+	const struct source_ops *ops;
+	struct myriad *app;
+	void *priv;
+};
+
+struct backend_ops {
+	const char *name;
+	int abi;
+	int (*drain)(struct backend *b, int32_t node, const char *reason, const char *who, char *err, size_t errlen);
+	int (*resume)(struct backend *b, int32_t node, char *err, size_t errlen);
+	int (*requeue)(struct backend *b, uint32_t job, const int32_t *exclude, int nexclude, char *err, size_t errlen);
+	int (*signal)(struct backend *b, uint32_t job, int sig, char *err, size_t errlen);
+};
+
+struct backend {
+	const struct backend_ops *ops;
+	struct myriad *app;
+	void *priv;
+};
+
+struct myriad {
+	struct model model;
+	struct bus bus;
+	struct loop *loop;            /* NULL in headless batch runs */
+	struct source *sources[16];
+	int nsources;
+	struct backend *backend;      /* where actions go; NULL = none */
+	int virtual_time;             /* 1: the clock is start + tick seconds */
+	int64_t start, now, tick;
+	int read_only, dry_run;
+};
+
+/* Registry of classes, by name. Built-ins are registered by app_init. */
+void registry_add_source(const struct source_ops *ops);
+void registry_add_backend(const struct backend_ops *ops);
+const struct source_ops *registry_source(const char *name);
+const struct backend_ops *registry_backend(const char *name);
+
+void app_init(struct myriad *app);
+void app_free(struct myriad *app);
+/* Starts a source of class name with args; 0, or -1 with *err. */
+int app_add_source(struct myriad *app, const char *name, const char *args, char **err);
+/* One tick: EV_TICK, every source's tick, then the bus is flushed. */
+void app_tick(struct myriad *app);
+/* Emit an event stamped with the current cluster time and source. */
+void app_emit(struct myriad *app, struct event *ev);
+
+/* The embedded simulator as a source and a backend (source_sim.c). */
+extern const struct source_ops sim_source_ops;
+extern const struct backend_ops sim_backend_ops;
+struct sim *app_sim(struct myriad *app);   /* NULL if no simulator runs */
+
+#endif

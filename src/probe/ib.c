@@ -1,0 +1,209 @@
+/*
+ * ib.c - parser for InfiniBand sysfs counter lines (domain.md section 3b):
+ * "PATH VALUE" or "PATH:VALUE", the latter being what
+ * `grep -H . /sys/class/infiniband/STAR/ports/STAR/counters/STAR` prints.
+ *
+ *   /sys/class/infiniband/mlx5_3/ports/1/counters/symbol_error:12
+ *   /sys/class/infiniband/mlx5_3/ports/1/hw_counters/rnr_nak_retry_err 0
+ *   /sys/class/infiniband/mlx5_3/ports/1/counters_ext/port_xmit_data_64:123
+ *   /sys/class/infiniband/mlx5_3/ports/1/state:4: ACTIVE
+ *
+ * Counters of enum ib_counter and the port state are kept (1); other
+ * well-formed files are not (0); anything else is malformed (-1).
+ */
+#include <string.h>
+#include "parse.h"
+
+#define IB_ROOT "/sys/class/infiniband/"
+
+struct span {
+	const char *p;
+	size_t n;
+};
+
+static int dig(char c) { return c >= '0' && c <= '9'; }
+
+static int span_is(struct span s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s.n == n && !memcmp(s.p, lit, n);
+}
+
+int ib_dev_rail(const char *dev)
+{
+	size_t n = strlen(dev), i = n;
+	int v = 0;
+
+	while (i > 0 && dig(dev[i - 1]))
+		i--;
+	if (i == n || n - i > 6)
+		return -1;
+	for (; i < n; i++)
+		v = v * 10 + (dev[i] - '0');
+	return v;
+}
+
+/* Unsigned 64-bit decimal, digits only. */
+static int parse_u64(struct span s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s.n)
+		return -1;
+	for (size_t i = 0; i < s.n; i++) {
+		unsigned d = (unsigned)(s.p[i] - '0');
+
+		if (d > 9 || v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Splits the path into components after IB_ROOT; -1 if a component is
+ * empty, "." or "..", or holds a byte outside [A-Za-z0-9_.-]. */
+static int split_path(struct span path, struct span *c, int max)
+{
+	size_t root = strlen(IB_ROOT), start;
+	int k = 0;
+
+	if (path.n <= root || memcmp(path.p, IB_ROOT, root))
+		return -1;
+	start = root;
+	for (size_t i = root; i <= path.n; i++) {
+		if (i < path.n && path.p[i] != '/') {
+			char ch = path.p[i];
+
+			if (!(dig(ch) || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			      ch == '_' || ch == '-' || ch == '.'))
+				return -1;
+			continue;
+		}
+		if (k == max)
+			return -1;
+		c[k] = (struct span){path.p + start, i - start};
+		if (!c[k].n || span_is(c[k], ".") || span_is(c[k], ".."))
+			return -1;
+		k++;
+		start = i + 1;
+	}
+	return k;
+}
+
+/* "4: ACTIVE" (or just "4"). ACTIVE_DEFER (5) counts as active. */
+static int parse_state(struct span v, int32_t *state)
+{
+	if (!v.n || !dig(v.p[0]) || (v.n > 1 && v.p[1] != ':'))
+		return -1;
+	*state = v.p[0] - '0';
+	if (*state > 5)
+		return -1;
+	if (*state == 5)
+		*state = IBP_ACTIVE;
+	for (size_t i = 2; i < v.n; i++)
+		if (!(v.p[i] == ' ' || v.p[i] == '_' || (v.p[i] >= 'A' && v.p[i] <= 'Z')))
+			return -1;
+	return 0;
+}
+
+/* counters_ext: only the 64-bit data counters map onto ours. */
+static int counter_from(struct span dir, struct span name)
+{
+	char buf[64];
+
+	if (name.n >= sizeof buf)
+		return -1;
+	if (span_is(dir, "counters_ext")) {
+		if (span_is(name, "port_xmit_data_64"))
+			return IBC_PORT_XMIT_DATA;
+		if (span_is(name, "port_rcv_data_64"))
+			return IBC_PORT_RCV_DATA;
+		return -1;
+	}
+	memcpy(buf, name.p, name.n);
+	buf[name.n] = '\0';
+	return ib_counter_from_name(buf);
+}
+
+static int set_port(struct span p, struct ib_rec *out)
+{
+	uint64_t v;
+
+	if (p.n > 3 || parse_u64(p, &v) || v > 255)
+		return -1;
+	out->port = (int32_t)v;
+	return 0;
+}
+
+/* Components: <dev> ports <p> (state | <dir> <name> | other...). */
+static int classify(struct span *c, int k, struct span v, struct ib_rec *out, const char **err)
+{
+	if (c[0].n >= sizeof out->dev) {
+		*err = "device name too long";
+		return -1;
+	}
+	parse_copy(out->dev, sizeof out->dev, c[0].p, c[0].n);
+	if (k < 3 || !span_is(c[1], "ports"))
+		return 0;   /* node_guid, fw_ver, ... */
+	if (set_port(c[2], out)) {
+		*err = "bad port number";
+		return -1;
+	}
+	if (k == 4 && span_is(c[3], "state")) {
+		if (parse_state(v, &out->state)) {
+			*err = "bad port state";
+			return -1;
+		}
+		out->counter = -1;
+		return 1;
+	}
+	if (k == 5 && (span_is(c[3], "counters") || span_is(c[3], "hw_counters") ||
+		       span_is(c[3], "counters_ext"))) {
+		if (parse_u64(v, &out->value)) {
+			*err = "counter value is not an unsigned 64-bit number";
+			return -1;
+		}
+		out->counter = counter_from(c[3], c[4]);
+		return out->counter >= 0;
+	}
+	return 0;   /* phys_state, rate, gids/0, ... */
+}
+
+int ib_parse_line(const char *line, size_t len, struct ib_rec *out, const char **err)
+{
+	struct span c[8], path, v;
+	size_t i = 0;
+	int k;
+
+	memset(out, 0, sizeof *out);
+	out->counter = -1;
+	if (len && line[len - 1] == '\r')
+		len--;
+	while (len && (line[len - 1] == ' ' || line[len - 1] == '\t'))
+		len--;
+	if (!len)
+		return 0;
+	if (memchr(line, '\0', len)) {
+		*err = "NUL byte in line";
+		return -1;
+	}
+	while (i < len && line[i] != ' ' && line[i] != '\t' && line[i] != ':')
+		i++;
+	if (i == len) {
+		*err = "no value after the path";
+		return -1;
+	}
+	path = (struct span){line, i};
+	i++;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	v = (struct span){line + i, len - i};
+	k = split_path(path, c, 8);
+	if (k < 1) {
+		*err = "not a /sys/class/infiniband path";
+		return -1;
+	}
+	return classify(c, k, v, out, err);
+}

@@ -1,0 +1,602 @@
+/*
+ * slurm.c - parsers for `sinfo --json` and `squeue --json` (jansson).
+ *
+ * Shapes understood (verified against SchedMD's sources):
+ *  - 22.05, openapi v0.0.38: {"nodes": [{"name", "state": "idle",
+ *    "state_flags": ["DRAIN"], "reason", "reason_set_by_user",
+ *    "reason_changed_at": 1700000000, "gres": "gpu:8",
+ *    "gres_used": "gpu:8(IDX:0-7)"}]} and {"jobs": [{"job_id", "name",
+ *    "user_name", "partition", "job_state": "RUNNING", "nodes",
+ *    "submit_time", "start_time", "tres_alloc_str", "tres_req_str",
+ *    "gres_detail": ["gpu:8(IDX:0-7)"]}]}.
+ *  - 23.x and later (data_parser v0.0.39+): "state" and "job_state" are
+ *    arrays (["IDLE", "DRAIN"]), numbers may be {"set", "infinite",
+ *    "number"}; `sinfo --json` may print {"sinfo": [{"nodes": {"nodes":
+ *    [names]}, "node": {"state": [...]}, "gres": {"total", "used"},
+ *    "reason": "..." or {"description", "time", "user"}}]}.
+ * GRES strings ("gpu:h100:8(S:0-1),tmpsize:7T", "gpu:2(IDX:0,3)") are
+ * parsed here too. Strings are copied bounded; a bad record is skipped and
+ * counted, a bad document is refused.
+ */
+#include <jansson.h>
+#include <string.h>
+#include "parse.h"
+#include "../util.h"
+
+#define EPOCH_MAX 253402300799LL   /* 9999-12-31T23:59:59Z */
+
+/* ---- JSON helpers ---- */
+
+/* 1: a number in *out; 0: absent, null or not set; -1: wrong type. */
+static int get_num(json_t *o, const char *key, int64_t *out)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = 0;
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_object(v)) {
+		json_t *set = json_object_get(v, "set"), *inf = json_object_get(v, "infinite");
+
+		if ((set && !json_is_boolean(set)) || (inf && !json_is_boolean(inf)))
+			return -1;
+		if ((set && !json_is_true(set)) || (inf && json_is_true(inf)))
+			return 0;
+		v = json_object_get(v, "number");
+		if (!v)
+			return 0;
+	}
+	if (!json_is_integer(v))
+		return -1;
+	*out = json_integer_value(v);
+	return 1;
+}
+
+/* 1: a string in *out; 0: absent or null; -1: wrong type. */
+static int get_str(json_t *o, const char *key, const char **out)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = "";
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return -1;
+	*out = json_string_value(v);
+	return 1;
+}
+
+static int copy_str(json_t *o, const char *key, char *dst, size_t cap)
+{
+	const char *s;
+	int rc = get_str(o, key, &s);
+
+	parse_copy(dst, cap, s, strlen(s));
+	return rc;
+}
+
+/* Epoch seconds -> us; 0 when unset; -1 when out of range or mistyped. */
+static int get_time(json_t *o, const char *key, int64_t *us)
+{
+	int64_t s;
+	int rc = get_num(o, key, &s);
+
+	*us = 0;
+	if (rc < 0 || (rc > 0 && (s < 0 || s > EPOCH_MAX)))
+		return -1;
+	*us = s * US_PER_SEC;
+	return 0;
+}
+
+/* ---- GRES strings ---- */
+
+struct span {
+	const char *p;
+	size_t n;
+};
+
+static int dig(char c) { return c >= '0' && c <= '9'; }
+
+/* Next comma-separated entry at parenthesis depth 0. 0 at the end. */
+static int next_entry(const char **s, struct span *e)
+{
+	const char *p = *s;
+	int depth = 0;
+
+	if (!*p)
+		return 0;
+	e->p = p;
+	for (; *p && !(*p == ',' && depth == 0); p++)
+		depth += (*p == '(') - (*p == ')');
+	e->n = (size_t)(p - e->p);
+	*s = *p ? p + 1 : p;
+	return 1;
+}
+
+/* "gpu:h100:8(IDX:0-7)" -> count 8 when the entry is a GPU; 0 if it is not
+ * a GPU, -1 if it is but has no count. */
+static int64_t gpu_entry_count(struct span e)
+{
+	size_t end = 0, last = 0;
+	int64_t v = 0;
+
+	if (e.n < 3 || memcmp(e.p, "gpu", 3) || (e.n > 3 && e.p[3] != ':' && e.p[3] != '('))
+		return 0;
+	while (end < e.n && e.p[end] != '(')
+		end++;
+	for (size_t i = 0; i < end; i++)
+		if (e.p[i] == ':')
+			last = i + 1;
+	if (!last || last == end || end - last > 6)
+		return -1;
+	for (size_t i = last; i < end; i++) {
+		if (!dig(e.p[i]))
+			return -1;
+		v = v * 10 + (e.p[i] - '0');
+	}
+	return v;
+}
+
+/* Sum of GPU counts in a GRES string; -1 if a GPU entry is unreadable. */
+static int32_t gres_gpus(const char *s)
+{
+	struct span e;
+	int64_t sum = 0;
+
+	if (!strcmp(s, "(null)"))
+		return 0;
+	while (next_entry(&s, &e)) {
+		int64_t c = gpu_entry_count(e);
+
+		if (c < 0)
+			return -1;
+		sum += c;
+		if (sum > 1000000)
+			return -1;
+	}
+	return (int32_t)sum;
+}
+
+/* "0-1,4-5" up to ')' -> bit mask; -1 on an index > 31 or garbage. */
+static int64_t idx_mask(const char *p, const char *end)
+{
+	uint32_t m = 0;
+
+	if (end - p == 3 && !memcmp(p, "N/A", 3))
+		return 0;
+	while (p < end) {
+		int a = 0, b, nd = 0;
+
+		for (; p < end && dig(*p) && nd < 3; p++, nd++)
+			a = a * 10 + (*p - '0');
+		if (!nd)
+			return -1;
+		b = a;
+		if (p < end && *p == '-') {
+			p++;
+			for (b = 0, nd = 0; p < end && dig(*p) && nd < 3; p++, nd++)
+				b = b * 10 + (*p - '0');
+			if (!nd)
+				return -1;
+		}
+		if (a > b || b > 31 || (p < end && *p != ','))
+			return -1;
+		for (int i = a; i <= b; i++)
+			m |= 1u << i;
+		p += p < end;
+	}
+	return m;
+}
+
+/* Union of "gpu...(IDX:...)" masks of a GRES string; -1 if unreadable. */
+static int64_t gres_mask(const char *s)
+{
+	struct span e;
+	int64_t m = 0;
+
+	while (next_entry(&s, &e)) {
+		const char *idx, *close;
+		int64_t k;
+
+		if (gpu_entry_count(e) <= 0)
+			continue;
+		idx = memmem(e.p, e.n, "(IDX:", 5);
+		if (!idx)
+			continue;
+		close = memchr(idx, ')', e.n - (size_t)(idx - e.p));
+		if (!close || (k = idx_mask(idx + 5, close)) < 0)
+			return -1;
+		m |= k;
+	}
+	return m;
+}
+
+/* "cpu=64,mem=1T,node=4,billing=64,gres/gpu=32" -> 32. Without "gres/gpu"
+ * the typed counts ("gres/gpu:h100=32") are summed; none at all -> 0. */
+static int32_t tres_gpus(const char *s)
+{
+	struct span e;
+	int64_t plain = -1, typed = 0;
+
+	while (next_entry(&s, &e)) {
+		size_t eq = 0;
+		int64_t v = 0;
+
+		while (eq < e.n && e.p[eq] != '=')
+			eq++;
+		if (eq < 8 || memcmp(e.p, "gres/gpu", 8) || (eq > 8 && e.p[8] != ':'))
+			continue;
+		if (eq + 1 >= e.n || e.n - eq - 1 > 9)
+			return -1;
+		for (size_t i = eq + 1; i < e.n; i++) {
+			if (!dig(e.p[i]))
+				return -1;
+			v = v * 10 + (e.p[i] - '0');
+		}
+		if (eq == 8)
+			plain = v;
+		else
+			typed += v;
+	}
+	if (plain >= 0)
+		return (int32_t)plain;
+	return typed > INT32_MAX ? -1 : (int32_t)typed;
+}
+
+/* ---- state names ---- */
+
+static const struct {
+	const char *name;
+	uint32_t flag;
+} node_flags[] = {
+	{"DRAIN", NODE_F_DRAIN}, {"DRAINED", NODE_F_DRAIN}, {"DRAINING", NODE_F_DRAIN},
+	{"NOT_RESPONDING", NODE_F_NOT_RESPONDING}, {"MAINTENANCE", NODE_F_MAINT},
+	{"MAINT", NODE_F_MAINT}, {"REBOOT_REQUESTED", NODE_F_REBOOT},
+	{"REBOOT_ISSUED", NODE_F_REBOOT}, {"REBOOT", NODE_F_REBOOT},
+	{"COMPLETING", NODE_F_COMPLETING}, {"FAIL", NODE_F_FAIL}, {"FAILING", NODE_F_FAIL},
+};
+
+static uint32_t flag_from_name(const char *w)
+{
+	for (size_t i = 0; i < ARRAY_LEN(node_flags); i++)
+		if (!strcasecmp(node_flags[i].name, w))
+			return node_flags[i].flag;
+	return 0;   /* CLOUD, POWERED_DOWN, INVALID_REG, ...: not kept */
+}
+
+/* One state word: the first base state counts; other words are flags. */
+static void node_word(const char *w, int32_t *base, uint32_t *flags)
+{
+	int b = node_base_from_name(w);
+
+	if (b >= 0 && *base < 0)
+		*base = b;
+	else if (b < 0)
+		*flags |= flag_from_name(w);
+}
+
+static int node_words(json_t *arr, int32_t *base, uint32_t *flags)
+{
+	char w[64];
+	size_t i;
+	json_t *e;
+
+	if (!json_is_array(arr))
+		return -1;
+	json_array_foreach(arr, i, e) {
+		if (!json_is_string(e))
+			return -1;
+		parse_copy(w, sizeof w, json_string_value(e), strlen(json_string_value(e)));
+		node_word(w, base, flags);
+	}
+	return 0;
+}
+
+/* "idle", "IDLE+DRAIN" or ["IDLE", "DRAIN"]. -1 if no base state. */
+static int node_state(json_t *v, int32_t *base, uint32_t *flags)
+{
+	char w[64];
+
+	if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+
+		while (*s) {
+			size_t n = strcspn(s, "+");
+
+			parse_copy(w, sizeof w, s, n);
+			node_word(w, base, flags);
+			s += n + (s[n] == '+');
+		}
+	} else if (node_words(v, base, flags)) {
+		return -1;
+	}
+	return *base >= 0 ? 0 : -1;
+}
+
+/* A job state as Slurm prints it, or an array (base first, then flags):
+ * the first known name counts, except that COMPLETING wins. */
+static int job_state(json_t *v)
+{
+	int st = -1, completing = 0;
+	size_t n = json_is_array(v) ? json_array_size(v) : 1;
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_is_array(v) ? json_array_get(v, i) : v;
+		int s;
+
+		if (!json_is_string(e))
+			return -1;
+		s = job_state_from_name(json_string_value(e));
+		completing |= s == JOB_COMPLETING;
+		if (st < 0)
+			st = s;
+	}
+	return completing ? JOB_COMPLETING : st;
+}
+
+/* ---- documents ---- */
+
+static json_t *load(const char *json, size_t len, char **err)
+{
+	json_error_t je;
+	json_t *root;
+
+	if (!json) {
+		*err = xstrdup("no input");
+		return NULL;
+	}
+	root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
+	if (!root) {
+		*err = xasprintf("not JSON (line %d, column %d)", je.line, je.column);
+		return NULL;
+	}
+	if (!json_is_object(root)) {
+		*err = xstrdup("not a JSON object");
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+static int node_gres(struct slurm_node_rec *r, json_t *o, const char *k_total,
+		     const char *k_used)
+{
+	const char *gres, *used;
+	int hg = get_str(o, k_total, &gres), hu = get_str(o, k_used, &used);
+
+	if (hg < 0 || hu < 0)
+		return -1;
+	r->gpus = hg ? gres_gpus(gres) : -1;
+	r->gpus_used = hu ? gres_gpus(used) : -1;
+	return 0;
+}
+
+static void node_init(struct slurm_node_rec *r)
+{
+	memset(r, 0, sizeof *r);
+	r->base = -1;
+	r->gpus = r->gpus_used = -1;
+}
+
+/* 22.05 / scontrol / slurmrestd shape: one object per node. */
+static int node_from_obj(json_t *o, struct slurm_node_rec *r)
+{
+	const char *name;
+	json_t *fl;
+
+	node_init(r);
+	if (!json_is_object(o) || get_str(o, "name", &name) <= 0 || !*name ||
+	    strlen(name) >= sizeof r->name)
+		return -1;
+	parse_copy(r->name, sizeof r->name, name, strlen(name));
+	if (node_state(json_object_get(o, "state"), &r->base, &r->flags))
+		return -1;
+	fl = json_object_get(o, "state_flags");
+	if (fl && !json_is_null(fl) && node_words(fl, &r->base, &r->flags))
+		return -1;
+	if (copy_str(o, "reason", r->reason, sizeof r->reason) < 0 ||
+	    copy_str(o, "reason_set_by_user", r->reason_who, sizeof r->reason_who) < 0 ||
+	    get_time(o, "reason_changed_at", &r->reason_time) < 0)
+		return -1;
+	return node_gres(r, o, "gres", "gres_used");
+}
+
+/* "reason": "text" or {"description", "time", "user"} (sinfo shape). */
+static int sinfo_reason(json_t *o, struct slurm_node_rec *r)
+{
+	json_t *v = json_object_get(o, "reason");
+
+	if (!v || json_is_null(v) || json_is_string(v))
+		return copy_str(o, "reason", r->reason, sizeof r->reason) < 0 ? -1 : 0;
+	if (!json_is_object(v))
+		return -1;
+	if (copy_str(v, "description", r->reason, sizeof r->reason) < 0 ||
+	    copy_str(v, "user", r->reason_who, sizeof r->reason_who) < 0 ||
+	    get_time(v, "time", &r->reason_time) < 0)
+		return -1;
+	return 0;
+}
+
+/* Newer `sinfo --json` shape: one object per group of nodes in one state. */
+static int sinfo_group(json_t *o, struct slurm_node_rec *r, json_t **names)
+{
+	json_t *node = json_object_get(o, "node"), *nodes = json_object_get(o, "nodes");
+	json_t *gres = json_object_get(o, "gres");
+
+	node_init(r);
+	if (!json_is_object(o) || !json_is_object(node) || !json_is_object(nodes))
+		return -1;
+	*names = json_object_get(nodes, "nodes");
+	if (!json_is_array(*names))
+		return -1;
+	if (node_state(json_object_get(node, "state"), &r->base, &r->flags) ||
+	    sinfo_reason(o, r))
+		return -1;
+	if (gres && !json_is_object(gres))
+		return -1;
+	return gres ? node_gres(r, gres, "total", "used") : 0;
+}
+
+static int sinfo_nodes(json_t *arr, void (*fn)(void *, const struct slurm_node_rec *),
+		       void *ctx, int *bad)
+{
+	struct slurm_node_rec r;
+	size_t i, j;
+	json_t *g, *names, *nm;
+	int n = 0;
+
+	json_array_foreach(arr, i, g) {
+		if (sinfo_group(g, &r, &names)) {
+			(*bad)++;
+			continue;
+		}
+		json_array_foreach(names, j, nm) {
+			const char *s = json_string_value(nm);
+
+			if (!s || !*s || strlen(s) >= sizeof r.name) {
+				(*bad)++;
+				continue;
+			}
+			parse_copy(r.name, sizeof r.name, s, strlen(s));
+			if (fn)
+				fn(ctx, &r);
+			n++;
+		}
+	}
+	return n;
+}
+
+int slurm_parse_nodes(const char *json, size_t len,
+		      void (*fn)(void *ctx, const struct slurm_node_rec *r), void *ctx,
+		      int *rejected, char **err)
+{
+	struct slurm_node_rec r;
+	json_t *root = load(json, len, err), *arr, *o;
+	size_t i;
+	int n = 0, bad = 0;
+
+	if (!root)
+		return -1;
+	arr = json_object_get(root, "nodes");
+	if (!json_is_array(arr)) {
+		arr = json_object_get(root, "sinfo");
+		if (!json_is_array(arr)) {
+			*err = xstrdup("no \"nodes\" or \"sinfo\" array");
+			json_decref(root);
+			return -1;
+		}
+		n = sinfo_nodes(arr, fn, ctx, &bad);
+	} else {
+		json_array_foreach(arr, i, o) {
+			if (node_from_obj(o, &r)) {
+				bad++;
+				continue;
+			}
+			if (fn)
+				fn(ctx, &r);
+			n++;
+		}
+	}
+	json_decref(root);
+	if (rejected)
+		*rejected += bad;
+	return n;
+}
+
+/* ---- jobs ---- */
+
+/* GPUs from the allocated TRES, or the requested ones while pending. */
+static int job_gpus(json_t *o, struct slurm_job_rec *r)
+{
+	const char *alloc, *req;
+	int ha = get_str(o, "tres_alloc_str", &alloc), hr = get_str(o, "tres_req_str", &req);
+
+	if (ha < 0 || hr < 0)
+		return -1;
+	if (*alloc)
+		r->gpus = tres_gpus(alloc);
+	else if (*req)
+		r->gpus = tres_gpus(req);
+	return 0;
+}
+
+static int job_mask(json_t *o, struct slurm_job_rec *r)
+{
+	json_t *d = json_object_get(o, "gres_detail"), *e;
+	size_t i;
+
+	if (!d || json_is_null(d))
+		return 0;
+	if (!json_is_array(d))
+		return -1;
+	json_array_foreach(d, i, e) {
+		int64_t m;
+
+		if (!json_is_string(e))
+			return -1;
+		m = gres_mask(json_string_value(e));
+		if (m < 0) {
+			r->gpu_mask = 0;   /* unreadable: unknown */
+			return 0;
+		}
+		r->gpu_mask |= (uint32_t)m;
+	}
+	return 0;
+}
+
+static int job_from_obj(json_t *o, struct slurm_job_rec *r)
+{
+	const char *nodes;
+	int64_t id;
+
+	memset(r, 0, sizeof *r);
+	r->gpus = -1;
+	if (!json_is_object(o) || get_num(o, "job_id", &id) <= 0 || id <= 0 || id > UINT32_MAX)
+		return -1;
+	r->id = (uint32_t)id;
+	r->state = job_state(json_object_get(o, "job_state"));
+	if (r->state < 0)
+		return -1;
+	if (copy_str(o, "name", r->name, sizeof r->name) < 0 ||
+	    copy_str(o, "user_name", r->user, sizeof r->user) < 0 ||
+	    copy_str(o, "partition", r->partition, sizeof r->partition) < 0 ||
+	    get_str(o, "nodes", &nodes) < 0 || strlen(nodes) >= sizeof r->nodes)
+		return -1;
+	parse_copy(r->nodes, sizeof r->nodes, nodes, strlen(nodes));
+	if (get_time(o, "submit_time", &r->submit_time) ||
+	    get_time(o, "start_time", &r->start_time))
+		return -1;
+	return job_gpus(o, r) || job_mask(o, r) ? -1 : 0;
+}
+
+int slurm_parse_jobs(const char *json, size_t len,
+		     void (*fn)(void *ctx, const struct slurm_job_rec *r), void *ctx,
+		     int *rejected, char **err)
+{
+	struct slurm_job_rec r;
+	json_t *root = load(json, len, err), *arr, *o;
+	size_t i;
+	int n = 0, bad = 0;
+
+	if (!root)
+		return -1;
+	arr = json_object_get(root, "jobs");
+	if (!json_is_array(arr)) {
+		*err = xstrdup("no \"jobs\" array");
+		json_decref(root);
+		return -1;
+	}
+	json_array_foreach(arr, i, o) {
+		if (job_from_obj(o, &r)) {
+			bad++;
+			continue;
+		}
+		if (fn)
+			fn(ctx, &r);
+		n++;
+	}
+	json_decref(root);
+	if (rejected)
+		*rejected += bad;
+	return n;
+}
