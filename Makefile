@@ -67,7 +67,7 @@ $(B)/bench: $(BENCH_SRC:%.c=$(B)/%.o) $(B)/libmyriad.a
 
 demo: deps
 	@$(MAKE) --no-print-directory all
-	./$(B)/myriad
+	./$(B)/myriad --sim accel=1000
 
 unit: all
 	./$(B)/unit-tests

@@ -92,7 +92,30 @@ const char *job_state_name(enum job_state s)
 	return (unsigned)s < JOB_STATE_COUNT ? job_state_names[s] : "?";
 }
 
-int job_state_from_name(const char *s) { return lookup(job_state_names, JOB_STATE_COUNT, s, 1); }
+/* Names Slurm prints in job_state that are flags or other spellings of a
+ * state we keep (job_state_string() in Slurm's slurm_protocol_defs.c). */
+static const struct {
+	const char *name;
+	enum job_state s;
+} job_aliases[] = {
+	{"COMPLETE", JOB_COMPLETED}, {"CONFIGURING", JOB_RUNNING},
+	{"RESIZING", JOB_RUNNING}, {"SIGNALING", JOB_RUNNING},
+	{"POWER_UP_NODE", JOB_RUNNING}, {"STAGE_OUT", JOB_COMPLETING},
+	{"REQUEUE_FED", JOB_REQUEUED}, {"REQUEUE_HOLD", JOB_REQUEUED},
+	{"SPECIAL_EXIT", JOB_REQUEUED}, {"STOPPED", JOB_SUSPENDED},
+	{"RESV_DEL_HOLD", JOB_PENDING}, {"REVOKED", JOB_CANCELLED},
+	{"BOOT_FAIL", JOB_NODE_FAIL}, {"DEADLINE", JOB_TIMEOUT},
+};
+
+int job_state_from_name(const char *s)
+{
+	int r = lookup(job_state_names, JOB_STATE_COUNT, s, 1);
+
+	for (unsigned i = 0; r < 0 && i < sizeof job_aliases / sizeof job_aliases[0]; i++)
+		if (!strcasecmp(job_aliases[i].name, s))
+			r = job_aliases[i].s;
+	return r;
+}
 
 const char *conn_state_name(enum conn_state s)
 {

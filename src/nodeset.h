@@ -10,6 +10,33 @@
  *   A!B  A&B  A^B             difference, intersection, symmetric difference,
  *                             left to right, like ClusterShell; "," is union
  *
+ * Operators: ",", "!", "&" and "^" all have the same precedence and apply left
+ * to right to what is accumulated so far, as in ClusterShell's "extended string
+ * patterns": "a,b!b" is a, "a!b,b" is a and b, "n[1-9]&n[5-20],n30" is
+ * n[5-9,30]. There are no parentheses.
+ *
+ * Names are letters, digits and "-_.:", and must not start with a digit (so a
+ * bracket needs text before it: "[1-2]" is an error). Spaces may surround names
+ * and operators but not split a name. Indexes have at most 18 digits. "" (or
+ * only spaces) is the empty set; an empty name between operators is an error.
+ *
+ * Padding: a bracket's width is that of its first zero-padded number, as in
+ * ClusterShell: "n[01-100]" is n01..n09, n10..n100 (numbers wider than the pad
+ * print unpadded). Every number in that bracket must print the same way, so
+ * "n[1-0100]", "n[1,01]" and "n[001-01]" are rejected ("n1,n01" is fine).
+ * A name is keyed by its last run of digits: gpu0007 and gpu[0001-0006] fold
+ * to gpu[0001-0007]; gpu1 and gpu0001 are different names; gpu1280 folds into
+ * gpu[0001-1279] as gpu[0001-1280]. Several brackets give the cartesian product
+ * and fold only along the last numeric field: "rack[1-2]-n[01-02]" folds to
+ * "rack1-n[01-02],rack2-n[01-02]". Brackets whose digits run into other
+ * digits ("a1[2-3]", "a[1-2]7") are expanded into names first: a[12-13].
+ *
+ * @group (the group may hold brackets: "@su:[1-2]") is resolved through the
+ * callback; its error is reported as "position N: <callback's message>". One
+ * parse may expand at most about 10^6 names or stepped indexes; beyond that
+ * it fails ("nodeset is too large to expand"); plain ranges are not expanded,
+ * so "gpu[1-1000000000]" is cheap.
+ *
  * Internally a set is a list of patterns (prefix, suffix, padding width) each
  * holding a sorted set of integer ranges, so 10,240 names fold fast.
  */
@@ -29,16 +56,23 @@ void nodeset_free(struct nodeset *ns);
 void nodeset_clear(struct nodeset *ns);
 struct nodeset *nodeset_copy(const struct nodeset *ns);
 
-/* Parses text and adds it to ns. On a syntax error returns -1 and sets *err to
- * a malloc'd message naming the 1-based position: "position 5: expected ']'".
+/* Parses text and adds it to ns. On a syntax error returns -1, leaves ns as it
+ * was and sets *err (if err is not NULL) to a malloc'd message naming the
+ * 1-based position: "position 5: expected ']'". On success *err is NULL.
  * groups may be NULL (then @group is an error). */
 int nodeset_parse(struct nodeset *ns, const char *text, nodeset_group_fn groups, void *ctx, char **err);
 /* Convenience: a new set from text, or NULL with *err set. */
 struct nodeset *nodeset_from(const char *text, char **err);
 
-int nodeset_add(struct nodeset *ns, const char *name);   /* one plain name */
+/* One plain name, no brackets: 0, or -1 if it is not a valid name. */
+int nodeset_add(struct nodeset *ns, const char *name);
+/* 1 if name was in ns and is now removed, 0 if absent, -1 if invalid. */
+int nodeset_remove(struct nodeset *ns, const char *name);
 int nodeset_contains(const struct nodeset *ns, const char *name);
+/* The number of names (SIZE_MAX if it would overflow). */
 size_t nodeset_count(const struct nodeset *ns);
+/* 1 if a and b hold the same names. */
+int nodeset_equal(const struct nodeset *a, const struct nodeset *b);
 
 void nodeset_union(struct nodeset *dst, const struct nodeset *src);
 void nodeset_intersect(struct nodeset *dst, const struct nodeset *src);

@@ -20,6 +20,7 @@
  */
 #include <jansson.h>
 #include <string.h>
+#include <strings.h>
 #include "parse.h"
 #include "../util.h"
 
@@ -475,6 +476,8 @@ int slurm_parse_nodes(const char *json, size_t len,
 	size_t i;
 	int n = 0, bad = 0;
 
+	if (rejected)
+		*rejected = 0;
 	if (!root)
 		return -1;
 	arr = json_object_get(root, "nodes");
@@ -499,7 +502,7 @@ int slurm_parse_nodes(const char *json, size_t len,
 	}
 	json_decref(root);
 	if (rejected)
-		*rejected += bad;
+		*rejected = bad;
 	return n;
 }
 
@@ -578,6 +581,8 @@ int slurm_parse_jobs(const char *json, size_t len,
 	size_t i;
 	int n = 0, bad = 0;
 
+	if (rejected)
+		*rejected = 0;
 	if (!root)
 		return -1;
 	arr = json_object_get(root, "jobs");
@@ -597,6 +602,6 @@ int slurm_parse_jobs(const char *json, size_t len,
 	}
 	json_decref(root);
 	if (rejected)
-		*rejected += bad;
+		*rejected = bad;
 	return n;
 }

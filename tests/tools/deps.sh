@@ -4,7 +4,7 @@
 # Daemons that packages would start (sshd, munged, prometheus) are held back
 # with a temporary policy-rc.d: tests start their own on free ports.
 set -e
-CORE="build-essential pkg-config libncurses-dev libssh-dev libreadline-dev libjansson-dev libsqlite3-dev tcl8.6-dev tcl8.6 tmux openssh-server openssh-client sqlite3"
+CORE="build-essential pkg-config libncurses-dev libssh-dev libreadline-dev libjansson-dev libsqlite3-dev tcl8.6-dev tcl8.6 tcllib tmux openssh-server openssh-client sqlite3"
 TEST="clang libclang-rt-14-dev slurmctld slurmd slurm-client munge prometheus clustershell pdsh iproute2 procps"
 want="$CORE"
 [ "${1:-}" = "--core" ] || want="$CORE $TEST"
