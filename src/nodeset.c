@@ -21,7 +21,7 @@
 #include "util.h"
 
 #define MAX_DIGITS 18              /* indexes stay below 10^18 */
-#define PARSE_BUDGET (1ULL << 20)  /* expansion work one nodeset_parse may do */
+#define PARSE_BUDGET (1ULL << 17)  /* expansion work one nodeset_parse may do */
 
 enum op { OP_UNION, OP_INTER, OP_DIFF, OP_XOR };
 
@@ -263,28 +263,6 @@ static void rs_insert(struct rset *s, uint64_t v)
 	} else {
 		rs_insert_at(s, i, v, v);
 	}
-}
-
-static bool rs_remove(struct rset *s, uint64_t v)
-{
-	size_t i = rs_find(s, v);
-	struct range *r = s->r + i;
-
-	if (i == s->n || r->lo > v)
-		return false;
-	if (r->lo == r->hi)
-		rs_delete_at(s, i);
-	else if (r->lo == v)
-		r->lo++;
-	else if (r->hi == v)
-		r->hi--;
-	else {
-		uint64_t hi = r->hi;
-
-		r->hi = v - 1;
-		rs_insert_at(s, i + 1, v + 1, hi);
-	}
-	return true;
 }
 
 static uint64_t rs_count(const struct rset *s)
@@ -588,24 +566,15 @@ int nodeset_add(struct nodeset *ns, const char *name)
 
 int nodeset_remove(struct nodeset *ns, const char *name)
 {
-	struct key k;
-	struct pattern *p;
-	size_t at;
-	int rc = 0;
+	struct nodeset one = {0};
+	int rc = nodeset_contains(ns, name);
 
-	if (key_of(name, &k) < 0)
+	if (nodeset_add(&one, name) < 0)
 		return -1;
-	p = ns_find(ns, &k, &at);
-	if (p && rs_remove(&p->rs, k.v)) {
-		rc = 1;
-		if (!p->rs.n) {
-			pat_free(p);
-			memmove(p, p + 1, (ns->n - at - 1) * sizeof *p);
-			ns->n--;
-		}
-	}
-	free(k.prefix);
-	free(k.suffix);
+	if (rc)
+		ns_combine(ns, &one, OP_DIFF);
+	nodeset_clear(&one);
+	free(one.p);
 	return rc;
 }
 
@@ -860,6 +829,15 @@ static int perr(struct parser *p, size_t at, const char *fmt, ...)
 	return -1;
 }
 
+/* Takes work from the parse budget, or fails. */
+static int charge(struct parser *p, uint64_t work, size_t at)
+{
+	if (work > p->budget)
+		return perr(p, at, "nodeset is too large to expand");
+	p->budget -= work;
+	return 0;
+}
+
 /* The error for an unexpected character at p->i; open is an unclosed '['. */
 static int unexpected(struct parser *p, const size_t *open, const char *expected)
 {
@@ -958,9 +936,8 @@ static int bracket_ranges(struct parser *p, const struct item *it, size_t n, str
 			rs_append(rs, it[i].lo.v, it[i].hi.v);
 			continue;
 		}
-		if (count > p->budget)
-			return perr(p, it[i].lo.pos, "stepped range is too large");
-		p->budget -= count;
+		if (charge(p, count, it[i].lo.pos) < 0)
+			return -1;
 		for (v = it[i].lo.v; count--; v += it[i].step)
 			rs_append(rs, v, v);
 	}
@@ -1116,10 +1093,9 @@ static int expand(struct parser *p, const struct elem *e, size_t m, name_fn fn,
 
 	for (i = 0; i < m; i++)
 		combos = sat_mul(combos, rs_count(&e->seg[i].rs));
-	cost = sat_mul(combos, 1 + (e->end - e->start + m * MAX_DIGITS) / 16);
-	if (cost > p->budget)
-		return perr(p, e->start, "nodeset is too large to expand");
-	p->budget -= cost;
+	cost = m ? sat_mul(combos, 1 + (e->end - e->start + m * MAX_DIGITS) / 16) : 0;
+	if (charge(p, cost, e->start) < 0)
+		return -1;
 	o = xcalloc(m + 1, sizeof *o);
 	for (i = 0; i < m; i++)
 		o[i].v = e->seg[i].rs.r[0].lo;
@@ -1158,22 +1134,25 @@ static int group_cb(struct parser *p, const struct elem *e, const struct sbuf *b
 {
 	struct nodeset *g;
 	char *cerr = NULL;
+	size_t i;
 	int rc;
 
 	if (!p->groups)
 		return perr(p, e->start - 1, "unknown group @%s (no group resolver)", b->s);
 	g = nodeset_new();
-	rc = p->groups(p->ctx, b->s, g, &cerr);
+	rc = p->groups(p->ctx, b->s, g, &cerr) ? -1 : 0;
 	if (rc)
 		perr(p, e->start - 1, "%s", cerr ? cerr : "unknown group");
 	else
-		nodeset_union(out, g);
+		rc = charge(p, g->n, e->start - 1);
+	for (i = 0; !rc && i < g->n; i++)
+		pat_copy(ns_grow(out), &g->p[i]);
 	free(cerr);
 	nodeset_free(g);
-	return rc ? -1 : 0;
+	return rc;
 }
 
-/* One operand: a name with brackets, or @group. Its names go to out. */
+/* One operand: a name with brackets, or @group. Its names go to the raw out. */
 static int parse_operand(struct parser *p, struct nodeset *out)
 {
 	struct elem e = {0};
@@ -1196,7 +1175,6 @@ static int parse_operand(struct parser *p, struct nodeset *out)
 		bool folds = elem_folds(p, &e);
 
 		rc = expand(p, &e, folds ? e.n - 1 : e.n, folds ? add_ranges_cb : add_name_cb, out);
-		ns_normalize(out);
 	}
 	elem_free(&e);
 	return rc;
@@ -1213,11 +1191,23 @@ static enum op op_of(char c)
 	return c == '!' ? OP_DIFF : c == '&' ? OP_INTER : c == '^' ? OP_XOR : OP_UNION;
 }
 
-/* Evaluates the whole text left to right into acc. */
+/* acc = acc op el. Unions were appended raw to acc; sort before combining. */
+static int combine(struct parser *p, struct nodeset *acc, struct nodeset *el, enum op op,
+		   size_t at)
+{
+	if (charge(p, acc->n + el->n, at) < 0)
+		return -1;
+	ns_normalize(acc);
+	ns_normalize(el);
+	ns_combine(acc, el, op);
+	return 0;
+}
+
+/* Evaluates the whole text left to right into the raw set acc. */
 static int parse_all(struct parser *p, struct nodeset *acc)
 {
 	enum op op = OP_UNION;
-	size_t end;
+	size_t end, at = 0;
 
 	skip_spaces(p);
 	if (!p->s[p->i])
@@ -1227,9 +1217,9 @@ static int parse_all(struct parser *p, struct nodeset *acc)
 		int rc;
 
 		skip_spaces(p);
-		rc = parse_operand(p, &el);
-		if (!rc)
-			ns_combine(acc, &el, op);
+		rc = parse_operand(p, op == OP_UNION ? acc : &el);
+		if (!rc && op != OP_UNION)
+			rc = combine(p, acc, &el, op, at);
 		nodeset_clear(&el);
 		free(el.p);
 		if (rc)
@@ -1243,6 +1233,7 @@ static int parse_all(struct parser *p, struct nodeset *acc)
 				return perr(p, end, "space inside a name");
 			return unexpected(p, NULL, NULL);
 		}
+		at = p->i;
 		op = op_of(p->s[p->i++]);
 	}
 }
@@ -1254,6 +1245,7 @@ int nodeset_parse(struct nodeset *ns, const char *text, nodeset_group_fn groups,
 	struct nodeset acc = {0};
 	int rc = parse_all(&p, &acc);
 
+	ns_normalize(&acc);
 	if (!rc)
 		ns_apply(ns, &acc, OP_UNION);
 	nodeset_clear(&acc);

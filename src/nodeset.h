@@ -33,7 +33,7 @@
  *
  * @group (the group may hold brackets: "@su:[1-2]") is resolved through the
  * callback; its error is reported as "position N: <callback's message>". One
- * parse may expand at most about 10^6 names or stepped indexes; beyond that
+ * parse may expand at most about 10^5 names or stepped indexes; beyond that
  * it fails ("nodeset is too large to expand"); plain ranges are not expanded,
  * so "gpu[1-1000000000]" is cheap.
  *

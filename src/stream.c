@@ -17,6 +17,7 @@ void stream_init(struct stream *s, struct bus *bus, const struct model *m, int32
 	s->fmt = fmt;
 	snprintf(s->source, sizeof s->source, "%s", source);
 	nvsmi_layout_from_query(&s->layout, NVSMI_DEFAULT_QUERY);
+	nvsmi_layout_from_query(&s->short_layout, NVSMI_SHORT_QUERY);
 	if (fmt == FMT_IB)
 		s->ib = xcalloc(32, sizeof *s->ib);
 }
@@ -64,9 +65,15 @@ static void nvsmi_line(struct stream *s, const char *line, size_t len, int64_t n
 	const char *err = NULL;
 	const struct model *m = s->model;
 
-	if (nvsmi_parse_header(line, len, &s->layout))
+	const struct nvsmi_layout *l = &s->layout;   /* without a header: either query */
+
+	if (nvsmi_parse_header(line, len, &s->layout)) {
+		s->have_header = 1;
 		return;
-	if (nvsmi_parse_line(line, len, &s->layout, &r, &err) < 0) {
+	}
+	if (nvsmi_parse_line(line, len, l, &r, &err) < 0 &&
+	    (s->have_header || nvsmi_count_fields(line, len) != s->short_layout.ncols ||
+	     nvsmi_parse_line(line, len, &s->short_layout, &r, &err) < 0)) {
 		reject(s, line, len, err ? err : "malformed line", now);
 		return;
 	}

@@ -23,7 +23,9 @@ struct stream {
 	struct sbuf line;             /* partial line */
 	int discarding;               /* inside a line longer than PARSE_LINE_MAX */
 	struct sbuf doc;              /* JSON formats: the whole document */
-	struct nvsmi_layout layout;
+	struct nvsmi_layout layout;   /* from a header line, else by column count: */
+	int have_header;
+	struct nvsmi_layout short_layout;   /* the 11-column query of DESIGN.md 5 */
 	struct ev_ib *ib;             /* IB: counters gathered per rail (32) in one dump */
 	uint32_t ib_seen;             /* rails with data in the current dump */
 	uint64_t lines, records, rejected;

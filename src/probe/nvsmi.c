@@ -125,21 +125,96 @@ int nvsmi_count_fields(const char *line, size_t len)
 	return n;
 }
 
-/* Splits on commas into trimmed fields. -1 if there are more than max. */
+/* Byte classes: what a CSV byte may be, so one table load per byte does
+ * the control check and the comma split together. */
+enum { C_CTRL = 1, C_DIGIT = 2, C_HEX = 4, C_ALPHA = 8, C_DASH = 16, C_COLON_DOT = 32,
+       C_COMMA = 64, C_NUM = 128 /* [0-9a-fA-FxX.+-] */ };
+static const unsigned char cls[256] = {
+	  1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,
+	  1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,
+	  0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0, 128,  64, 144, 160,   0,
+	130, 130, 130, 130, 130, 130, 130, 130, 130, 130,  32,   0,   0,   0,   0,   0,
+	  0, 140, 140, 140, 140, 140, 140,   8,   8,   8,   8,   8,   8,   8,   8,   8,
+	  8,   8,   8,   8,   8,   8,   8,   8, 136,   8,   8,   0,   0,   0,   0,   0,
+	  0, 140, 140, 140, 140, 140, 140,   8,   8,   8,   8,   8,   8,   8,   8,   8,
+	  8,   8,   8,   8,   8,   8,   8,   8, 136,   8,   8,   0,   0,   0,   0,   1,
+	  0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,
+	  0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,
+	  0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,
+	  0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,
+	  0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,
+	  0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,
+	  0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,
+	  0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,
+};
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* SWAR: high bit set in each byte of v that is below 0x20 or equal to c.
+ * Exact for the lowest flagged byte; later ones may be false alarms. */
+static uint64_t flag_bytes(uint64_t v, int c)
+{
+	uint64_t x = v ^ (ONES * (uint64_t)c);
+
+	return ((x - ONES) & ~x) & HIGHS;
+}
+
+/* Any control byte (below 0x20, NUL included, or DEL)? Word at a time. */
+static int has_control(const char *s, size_t n)
+{
+	uint64_t acc = 0;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v;
+
+		memcpy(&v, s + i, 8);
+		acc |= (((v - ONES * 0x20) & ~v) & HIGHS) | flag_bytes(v, 0x7f);
+	}
+	for (; i < n; i++)
+		acc |= cls[(unsigned char)s[i]] & C_CTRL;
+	return (acc & (HIGHS | C_CTRL)) != 0;
+}
+
+/* Offset of the first comma in s[i..n), or n. */
+static size_t next_comma(const char *s, size_t i, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v, hit;
+
+		memcpy(&v, s + i, 8);
+		hit = (v ^ (ONES * ',')) - ONES;
+		hit &= ~(v ^ (ONES * ',')) & HIGHS;
+		if (hit)
+			return i + (size_t)__builtin_ctzll(hit) / 8;
+	}
+#endif
+	for (; i < n; i++)
+		if (s[i] == ',')
+			return i;
+	return n;
+}
+
+/* Splits on commas into trimmed fields: the count, -1 if there are more
+ * than max, -2 on a control or NUL byte. */
 static int split_fields(const char *s, size_t n, struct span *f, int max)
 {
 	int k = 0;
-	size_t start = 0;
+	size_t start = 0, i;
 
-	for (size_t i = 0; i <= n; i++) {
-		if (i < n && s[i] != ',')
-			continue;
+	if (has_control(s, n))
+		return -2;
+	for (;;) {
+		i = next_comma(s, start, n);
 		if (k == max)
 			return -1;
 		f[k++] = trim(s + start, i - start);
+		if (i == n)
+			return k;
 		start = i + 1;
 	}
-	return k;
 }
 
 static int is_lower(char c) { return c >= 'a' && c <= 'z'; }
@@ -179,7 +254,7 @@ int nvsmi_parse_header(const char *line, size_t len, struct nvsmi_layout *l)
 	int n, known = 0;
 
 	len = strip_cr(line, len);
-	if (len > PARSE_LINE_MAX || memchr(line, '\0', len))
+	if (len > PARSE_LINE_MAX)
 		return 0;
 	n = split_fields(line, len, f, NVSMI_MAX_COLS);
 	if (n <= 0)
@@ -216,100 +291,66 @@ static int is_unknown(struct span v)
 	return 1;
 }
 
-/* Splits "631.95 W" into "631.95" and "W" (spaces between are optional). */
-static void split_unit(struct span v, struct span *num, struct span *unit)
-{
-	size_t i = 0;
-
-	while (i < v.n && (is_digit(v.p[i]) || v.p[i] == '.' || v.p[i] == '-' || v.p[i] == '+' ||
-			   v.p[i] == 'x' || (v.p[i] >= 'a' && v.p[i] <= 'f') ||
-			   (v.p[i] >= 'A' && v.p[i] <= 'F')))
-		i++;
-	*num = (struct span){v.p, i};
-	while (i < v.n && v.p[i] == ' ')
-		i++;
-	*unit = (struct span){v.p + i, v.n - i};
-}
+/* The number parsers below read a prefix of s and return its length, 0 if
+ * there is no number; parse_metric() then wants nothing or the unit after it. */
 
 /* Optional '-', then 1..18 digits. */
-static int parse_int(struct span s, int64_t *out)
+static size_t parse_int(struct span s, int64_t *out)
 {
-	size_t i = 0;
+	size_t i = s.n && s.p[0] == '-', start = i;
 	int64_t v = 0;
-	int neg = 0;
 
-	if (s.n && s.p[0] == '-') {
-		neg = 1;
-		i = 1;
-	}
-	if (i == s.n || s.n - i > 18)
-		return -1;
-	for (; i < s.n; i++) {
-		if (!is_digit(s.p[i]))
-			return -1;
-		v = v * 10 + (s.p[i] - '0');
-	}
-	*out = neg ? -v : v;
-	return 0;
+	while (i < s.n && i - start < 18 && is_digit(s.p[i]))
+		v = v * 10 + (s.p[i++] - '0');
+	if (i == start)
+		return 0;
+	*out = start ? -v : v;
+	return i;
 }
 
 /* "631.95" -> 63195 (hundredths, rounded half up on the third decimal). */
-static int parse_centi(struct span s, int64_t *out)
+static size_t parse_centi(struct span s, int64_t *out)
 {
-	size_t i = 0, ndig = 0;
+	size_t i = 0, frac;
 	int64_t v = 0;
 
-	while (i < s.n && is_digit(s.p[i]) && ndig < 12) {
+	while (i < s.n && i < 12 && is_digit(s.p[i]))
 		v = v * 10 + (s.p[i++] - '0');
-		ndig++;
-	}
-	if (!ndig || (i < s.n && is_digit(s.p[i])))
-		return -1;
+	if (!i)
+		return 0;
 	v *= 100;
-	if (i < s.n) {
-		int64_t scale = 10;
-		size_t frac = 0;
-
-		if (s.p[i++] != '.' || i == s.n)
-			return -1;
-		for (; i < s.n; i++, frac++) {
-			if (!is_digit(s.p[i]))
-				return -1;
-			if (frac < 2) {
-				v += (s.p[i] - '0') * scale;
-				scale /= 10;
-			} else if (frac == 2 && s.p[i] >= '5')
+	if (i + 1 < s.n && s.p[i] == '.' && is_digit(s.p[i + 1])) {
+		for (i++, frac = 0; i < s.n && is_digit(s.p[i]); i++, frac++) {
+			if (frac == 0)
+				v += (s.p[i] - '0') * 10;
+			else if (frac == 1)
+				v += s.p[i] - '0';
+			else if (frac == 2 && s.p[i] >= '5')
 				v++;
 		}
 	}
 	*out = v;
-	return 0;
+	return i;
 }
 
 /* "0x0000000000000040": 1..16 hex digits; keeps the low 31 bits (NVML
  * defines bits up to 0x100; dropping bit 31 keeps clear of MET_UNKNOWN). */
-static int parse_hex(struct span s, int64_t *out)
+static size_t parse_hex(struct span s, int64_t *out)
 {
 	uint64_t v = 0;
+	size_t i = 2;
 
-	if (s.n < 3 || s.n > 18 || s.p[0] != '0' || (s.p[1] != 'x' && s.p[1] != 'X'))
-		return -1;
-	for (size_t i = 2; i < s.n; i++) {
+	if (s.n < 3 || s.p[0] != '0' || (s.p[1] != 'x' && s.p[1] != 'X'))
+		return 0;
+	for (; i < s.n && i < 18 && (cls[(unsigned char)s.p[i]] & (C_DIGIT | C_HEX)); i++) {
 		char c = s.p[i];
-		unsigned d;
 
-		if (is_digit(c))
-			d = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			d = (unsigned)(c - 'A' + 10);
-		else
-			return -1;
-		v = v << 4 | d;
+		v = v << 4 | (unsigned)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
 	}
+	if (i == 2)
+		return 0;
 	*out = (int64_t)(v & 0x7fffffffu);
-	return 0;
+	return i;
 }
 
 static int span_is(struct span s, const char *lit)
@@ -322,27 +363,27 @@ static int span_is(struct span s, const char *lit)
 static int parse_metric(const struct met_spec *sp, struct span v, int32_t *out,
 			const char **err)
 {
-	struct span num, unit;
+	struct span unit;
 	int64_t x;
-	int rc;
+	size_t k;
 
 	if (is_unknown(v)) {
 		*out = MET_UNKNOWN;
 		return 0;
 	}
-	split_unit(v, &num, &unit);
-	if (unit.n && !span_is(unit, sp->unit)) {
-		*err = "unexpected unit or trailing garbage";
+	if (sp->kind == K_HEX)
+		k = parse_hex(v, &x);
+	else if (sp->kind == K_CENTI)
+		k = parse_centi(v, &x);
+	else
+		k = parse_int(v, &x);
+	if (!k) {
+		*err = "not a number";
 		return -1;
 	}
-	if (sp->kind == K_HEX)
-		rc = parse_hex(num, &x);
-	else if (sp->kind == K_CENTI)
-		rc = parse_centi(num, &x);
-	else
-		rc = parse_int(num, &x);
-	if (rc) {
-		*err = "not a number";
+	unit = trim(v.p + k, v.n - k);
+	if (unit.n && (!*sp->unit || !span_is(unit, sp->unit))) {
+		*err = "unexpected unit or trailing garbage";
 		return -1;
 	}
 	if (sp->kind != K_HEX && (x < sp->min || x > sp->max)) {
@@ -364,18 +405,13 @@ static int parse_ident(struct span v, char *dst, size_t cap, int pci, const char
 		*err = pci ? "bad PCI bus id" : "bad uuid";
 		return -1;
 	}
-	for (size_t i = 0; i < v.n; i++) {
-		char c = v.p[i];
-		int ok = is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+	unsigned ok = pci ? C_DIGIT | C_HEX | C_COLON_DOT : C_DIGIT | C_ALPHA | C_DASH, all = ok;
 
-		if (pci)
-			ok = ok || c == ':' || c == '.';
-		else
-			ok = ok || (c >= 'A' && c <= 'Z') || is_lower(c) || c == '-';
-		if (!ok) {
-			*err = pci ? "bad PCI bus id" : "bad uuid";
-			return -1;
-		}
+	for (size_t i = 0; i < v.n; i++)
+		all &= cls[(unsigned char)v.p[i]] & ok ? ok : 0;
+	if (!all) {
+		*err = pci ? "bad PCI bus id" : "bad uuid";
+		return -1;
 	}
 	memcpy(dst, v.p, v.n);
 	dst[v.n] = '\0';
@@ -386,7 +422,7 @@ static int parse_index(struct span v, int32_t *out, const char **err)
 {
 	int64_t x;
 
-	if (v.n > 2 || parse_int(v, &x) || x < 0 || x > 63) {
+	if (v.n > 2 || parse_int(v, &x) != v.n || x < 0 || x > 63) {
 		*err = "bad GPU index";
 		return -1;
 	}
@@ -423,15 +459,6 @@ static void rec_init(struct nvsmi_rec *r)
 		r->m[i] = MET_UNKNOWN;
 }
 
-/* Control bytes (NUL included) have no place in nvidia-smi CSV. */
-static int has_control(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return 1;
-	return 0;
-}
-
 int nvsmi_parse_line(const char *line, size_t len, const struct nvsmi_layout *l,
 		     struct nvsmi_rec *out, const char **err)
 {
@@ -444,11 +471,11 @@ int nvsmi_parse_line(const char *line, size_t len, const struct nvsmi_layout *l,
 		*err = "line too long";
 		return -1;
 	}
-	if (has_control(line, len)) {
+	n = split_fields(line, len, f, NVSMI_MAX_COLS);
+	if (n == -2) {
 		*err = "control or NUL byte in line";
 		return -1;
 	}
-	n = split_fields(line, len, f, NVSMI_MAX_COLS);
 	if (!l || l->ncols <= 0 || n != l->ncols) {
 		*err = "wrong number of columns";
 		return -1;

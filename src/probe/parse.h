@@ -81,7 +81,8 @@ struct xid_rec {
 	char pci[24];                  /* "0000:18:00" as printed */
 	char host[64];                 /* host from a journald prefix, "" otherwise */
 	char name[64];                 /* process name= field, "" if absent */
-	int64_t time;                  /* us from a dmesg -T / journald / iso prefix; 0 if none */
+	int64_t time;                  /* us from a dmesg -T or short-iso prefix; 0 if none
+	                                * (journald's "Aug 11 03:14:22" has no year: 0) */
 	int sxid;                      /* 1 for NVSwitch "SXid" lines */
 	char text[256];                /* message after the pid/name fields */
 };
@@ -125,9 +126,11 @@ struct slurm_job_rec {
 	uint32_t gpu_mask;             /* from gres_detail "gpu:8(IDX:0-7)", 0 unknown */
 	int64_t submit_time, start_time;   /* us */
 };
-/* Parse a whole document; call fn for each record. Return the number of
- * records, or -1 with *err (malloc'd) if the document is not usable. Records
- * that are individually malformed are skipped and counted in *rejected. */
+/* Parse a whole document; call fn (may be NULL) for each record. Return the
+ * number of records, or -1 with *err (malloc'd) if the document is not usable.
+ * Records that are individually malformed are skipped and counted: *rejected
+ * (if not NULL) is set to their number. Nodes come from a "nodes" array
+ * (22.05 sinfo, scontrol, slurmrestd) or a "sinfo" array (newer sinfo). */
 int slurm_parse_nodes(const char *json, size_t len,
 		      void (*fn)(void *ctx, const struct slurm_node_rec *r), void *ctx,
 		      int *rejected, char **err);

@@ -76,7 +76,11 @@ struct civil {
 
 static int civil_to_us(const struct civil *c, int64_t *us)
 {
-	if (c->y < 1970 || c->y > 9999 || c->mo < 1 || c->mo > 12 || c->d < 1 || c->d > 31 ||
+	static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	int leap = (c->y % 4 == 0 && c->y % 100 != 0) || c->y % 400 == 0;
+
+	if (c->y < 1970 || c->y > 9999 || c->mo < 1 || c->mo > 12 || c->d < 1 ||
+	    c->d > mdays[c->mo - 1] || (c->mo == 2 && c->d == 29 && !leap) ||
 	    c->h < 0 || c->h > 23 || c->mi < 0 || c->mi > 59 || c->s < 0 || c->s > 60)
 		return -1;
 	*us = ((days_from_civil(c->y, c->mo, c->d) * 24 + c->h) * 60 + c->mi) * 60 + c->s;

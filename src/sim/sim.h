@@ -26,10 +26,13 @@ struct sim_spec {
 	double accel;         /* fault-rate acceleration, default 1 */
 	int64_t start;        /* us; default 2026-01-01T00:00:00Z */
 	double load;          /* target fraction of nodes busy, default 0.9 */
+	double garble;        /* garbled kernel lines per node-hour, default 0.005 */
 };
 void sim_spec_default(struct sim_spec *s);
 /* Parses "gpus=2048,seed=7,accel=60,start=2026-01-01T00:00:00Z,load=0.8" on top
- * of what s holds. Returns 0, or -1 with *err (malloc'd) naming the bad key. */
+ * of what s holds (also "garble=0.5": truncated Xid lines per node-hour, which
+ * exercise the console's parse-error path). Returns 0, or -1 with *err
+ * (malloc'd) naming the bad key. */
 int sim_spec_parse(struct sim_spec *s, const char *text, char **err);
 
 struct sim;

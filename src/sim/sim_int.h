@@ -66,7 +66,7 @@ struct snode {
 	uint8_t silent;            /* host hung: no nvidia-smi, IB, kernel lines */
 	uint8_t down;              /* Slurm DOWN */
 	uint32_t flags;            /* NODE_F_DRAIN, NODE_F_NOT_RESPONDING */
-	char reason[96], who[32];
+	char reason[128], who[32];
 	int64_t reason_time;       /* us; 0 if no reason */
 	int64_t boot_time;         /* us */
 	int64_t last_busy;         /* us */
@@ -84,6 +84,7 @@ struct sgpu {
 	int32_t mem, job_mem, ecc;
 	uint16_t idle_mem, job_watts, stall_period, stall_len;
 	uint8_t util, job_util, health, announced;
+	uint8_t multi;             /* its job spans nodes (uses the IB rail) */
 	uint32_t thr;              /* clocks_event_reasons.active */
 	int32_t clock;             /* MHz */
 	uint8_t prefix_len;
@@ -129,6 +130,7 @@ struct sjob {
 struct sxq {                   /* a queued kernel event (injected, sympathetic) */
 	int64_t at;                /* s */
 	int32_t node, gpu, code;
+	uint32_t pid;              /* process named in the line, 0 unknown */
 	int primary;               /* 1: has consequences (injected) */
 };
 
@@ -142,6 +144,7 @@ struct sfac {
 	double it_design_kw, flow_design;
 	double outside_drift;
 	double gpu_inlet_offset;   /* C added to every GPU's inlet (cooling fault) */
+	double util_mean;          /* mean GPU utilization, 0..1 */
 	int cool_fault;            /* 0 none, 1 pump (flow), 2 chiller (supply) */
 	int64_t cool_until;        /* s */
 	double cool_level;         /* 0..1, ramps in and out */
@@ -161,6 +164,7 @@ struct sim {
 	uint32_t next_id;
 	int64_t cap_gpus;          /* QOS GrpTRES gres/gpu = load x GPUs */
 	int64_t running_gpus, pending_gpus;
+	int32_t pending_jobs;
 	struct sxq *xq;
 	int32_t nxq, xqcap;
 	int32_t *faulted;          /* nodes with an active fault, oldest first */
@@ -169,6 +173,8 @@ struct sim {
 	double garble_p;           /* garbled kernel line chance per node-step */
 	struct sfac fac;
 	struct sbuf out, doc;      /* node chunks; service documents */
+	int64_t *scratch;          /* workload: expected ends for backfill */
+	int32_t scratch_cap;
 	char ts[40];               /* "2026-01-01T00:12:34+0000" of this step */
 	const struct sim_sink *sink;
 	/* counters for tests and the report */
@@ -208,6 +214,7 @@ uint32_t wl_pid(const struct sjob *j, int32_t node);
 
 /* fleet.c */
 void fleet_init(struct sim *s);
+void fleet_settle(struct sim *s);                /* warm start: steady state */
 void fleet_step(struct sim *s);                  /* telemetry + nvidia-smi */
 void fleet_ib(struct sim *s);                    /* IB dumps due this step */
 void fleet_gpu_reset(struct sim *s, int32_t node);
@@ -215,9 +222,10 @@ void fleet_gpu_reset(struct sim *s, int32_t node);
 /* faults.c */
 void faults_init(struct sim *s);
 void faults_step(struct sim *s);
-void faults_queue(struct sim *s, int32_t node, int32_t gpu, int32_t code, int64_t at, int primary);
+void faults_queue(struct sim *s, int32_t node, int32_t gpu, int32_t code, int64_t at, uint32_t pid, int primary);
 void faults_resumed(struct sim *s, int32_t node);
 double faults_per_gpu_day(void);
+int faults_force(struct sim *s, int32_t node, int32_t gpu, const char *kind);
 
 /* facility.c */
 void fac_init(struct sim *s);

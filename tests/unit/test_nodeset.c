@@ -407,7 +407,7 @@ TEST(nodeset_errors)
 	CHECK_ERR("gpu[1234567890123456789]", "position 5: number longer than 18 digits");
 	CHECK_ERR("gpu[1-2][[", "position 10: expected a number");
 	CHECK_ERR("a[1-2]b]", "position 8: unexpected ']'");
-	CHECK_ERR("x[1-1000000000/2]", "position 3: stepped range is too large");
+	CHECK_ERR("x[1-1000000000/2]", "position 3: nodeset is too large to expand");
 	CHECK_ERR("a[1-1000000]b[1-2]c", "position 1: nodeset is too large to expand");
 	CHECK_ERR("", "OK");
 	CHECK_ERR(NULL, "OK");

@@ -1,0 +1,66 @@
+/*
+ * fuzz_nvsmi.c - libFuzzer target for the nvidia-smi CSV parser: each line
+ * of the input is tried as a header (which then sets the layout) and as a
+ * data line under both the current and the default layout; the first line
+ * is also tried as a --query-gpu list. Invariants are checked, not just
+ * the absence of crashes.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "probe/parse.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check(const struct nvsmi_rec *r, int rc)
+{
+	if (strlen(r->uuid) >= sizeof r->uuid || strlen(r->pci) >= sizeof r->pci)
+		__builtin_trap();
+	if (rc == 0 && (r->index < -1 || r->index > 63))
+		__builtin_trap();
+	if (rc == 0 && r->m[MET_UTIL] != MET_UNKNOWN && (r->m[MET_UTIL] < 0 || r->m[MET_UTIL] > 100))
+		__builtin_trap();
+}
+
+static void one_line(const char *s, size_t n, struct nvsmi_layout *cur,
+		     const struct nvsmi_layout *def)
+{
+	struct nvsmi_rec r;
+	const char *err = NULL;
+	int rc;
+
+	if (nvsmi_parse_header(s, n, cur))
+		return;
+	rc = nvsmi_parse_line(s, n, cur, &r, &err);
+	if (rc < 0 && !err)
+		__builtin_trap();
+	check(&r, rc);
+	rc = nvsmi_parse_line(s, n, def, &r, &err);
+	check(&r, rc);
+	(void)nvsmi_count_fields(s, n);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *p = (const char *)data, *end = p + size;
+	struct nvsmi_layout cur, def, q;
+	const char *nl = memchr(p, '\n', size);
+	size_t first = nl ? (size_t)(nl - p) : size;
+	char *query = malloc(first + 1);
+
+	memcpy(query, p, first);
+	query[first] = '\0';
+	nvsmi_layout_from_query(&q, query);
+	free(query);
+	if (q.ncols < 0 || q.ncols > NVSMI_MAX_COLS)
+		__builtin_trap();
+	nvsmi_layout_from_query(&def, NVSMI_DEFAULT_QUERY);
+	cur = def;
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		one_line(p, n, &cur, &def);
+		p += n + 1;
+	}
+	return 0;
+}
