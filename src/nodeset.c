@@ -154,13 +154,10 @@ static void rs_union(struct rset *out, const struct rset *a, const struct rset *
 	size_t i = 0, j = 0;
 
 	while (i < a->n || j < b->n) {
-		if (j == b->n || (i < a->n && a->r[i].lo <= b->r[j].lo)) {
-			rs_push(out, a->r[i].lo, a->r[i].hi);
-			i++;
-		} else {
-			rs_push(out, b->r[j].lo, b->r[j].hi);
-			j++;
-		}
+		bool take_a = j == b->n || (i < a->n && a->r[i].lo <= b->r[j].lo);
+		const struct range *r = take_a ? &a->r[i++] : &b->r[j++];
+
+		rs_push(out, r->lo, r->hi);
 	}
 }
 
@@ -234,34 +231,23 @@ static size_t rs_find(const struct rset *s, uint64_t v)
 	return lo;
 }
 
-static void rs_insert_at(struct rset *s, size_t i, uint64_t lo, uint64_t hi)
-{
-	rs_append(s, 0, 0);
-	memmove(s->r + i + 1, s->r + i, (s->n - 1 - i) * sizeof *s->r);
-	s->r[i].lo = lo;
-	s->r[i].hi = hi;
-}
-
-static void rs_delete_at(struct rset *s, size_t i)
-{
-	memmove(s->r + i, s->r + i + 1, (s->n - i - 1) * sizeof *s->r);
-	s->n--;
-}
-
 static void rs_insert(struct rset *s, uint64_t v)
 {
 	size_t i = rs_find(s, v ? v - 1 : 0);   /* first range with hi + 1 >= v */
 
 	if (i < s->n && s->r[i].hi + 1 == v) {
 		s->r[i].hi = v;
-		if (i + 1 < s->n && s->r[i + 1].lo == v + 1) {
+		if (i + 1 < s->n && s->r[i + 1].lo == v + 1) {   /* filled a gap */
 			s->r[i].hi = s->r[i + 1].hi;
-			rs_delete_at(s, i + 1);
+			s->n--;
+			memmove(s->r + i + 1, s->r + i + 2, (s->n - i - 1) * sizeof *s->r);
 		}
 	} else if (i < s->n && s->r[i].lo <= v + 1) {
 		s->r[i].lo = MIN(s->r[i].lo, v);
 	} else {
-		rs_insert_at(s, i, v, v);
+		rs_append(s, v, v);
+		memmove(s->r + i + 1, s->r + i, (s->n - 1 - i) * sizeof *s->r);
+		s->r[i].lo = s->r[i].hi = v;
 	}
 }
 
@@ -813,9 +799,7 @@ struct elem {
 	size_t start, tail, end; /* tail: text after the last bracket */
 };
 
-static int perr(struct parser *p, size_t at, const char *fmt, ...) PRINTF_LIKE(3, 4);
-
-static int perr(struct parser *p, size_t at, const char *fmt, ...)
+PRINTF_LIKE(3, 4) static int perr(struct parser *p, size_t at, const char *fmt, ...)
 {
 	struct sbuf b = {0};
 	va_list ap;

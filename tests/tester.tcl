@@ -85,6 +85,7 @@ proc run {args} {
 		set code [dict get $opts -errorcode]
 		if {[lindex $code 0] eq "CHILDSTATUS"} {
 			set rc [lindex $code 2]
+			regsub {\n?child process exited abnormally$} $out {} out
 		} else {
 			set rc -1
 			set out "$out"

@@ -12,7 +12,8 @@
  * stand-in scheduler), fleet.c (GPU telemetry, nvidia-smi and IB text),
  * faults.c (fault injector, XID text, health check, repair crew), facility.c
  * (power, PUE, cooling), slurm_json.c (sinfo/squeue documents), textfmt.c
- * (fast number formatting, nodeset folding).
+ * (fast number formatting, nodeset folding), sim_test.c (read-only views for
+ * tests, declared in sim_test.h).
  */
 #ifndef MYRIAD_SIM_INT_H
 #define MYRIAD_SIM_INT_H
@@ -54,7 +55,6 @@ struct sfault {
 	int64_t at;                /* us, when it happened */
 	int64_t check_at;          /* us, health check (or slurmd timeout) due; 0 done */
 	int64_t repair_at;         /* us, repair crew done; 0 not scheduled */
-	float rate;                /* FK_SYMBOL: symbol errors per second */
 	char reason[64];           /* the health check's drain reason */
 };
 
@@ -180,7 +180,6 @@ struct sim {
 	/* counters for tests and the report */
 	int64_t n_faults, n_dropped, n_xid_lines, n_garbled, n_drains, n_repairs;
 	int64_t n_starts, n_ends;
-	int64_t next_cool_check;
 };
 
 static inline int64_t sim_sec(const struct sim *s) { return s->now / US_PER_SEC; }

@@ -638,20 +638,27 @@ static int cmp_submit(const void *a, const void *b)
 	return x->submit < y->submit ? -1 : x->submit > y->submit ? 1 : (x->id > y->id) - (x->id < y->id);
 }
 
-/* Jobs already running at t=0: a pre-training job on a fifth of the cluster
- * (on clusters of 64 nodes or more), then the usual mix up to the cap. */
-static void warm_running(struct sim *s)
+static void renumber(struct sim *s, int32_t first)
+{
+	qsort(s->jobs + first, (size_t)(s->njobs - first), sizeof *s->jobs, cmp_submit);
+	for (int32_t i = first; i < s->njobs; i++)
+		s->jobs[i].id = 1000u + (uint32_t)(i - first);
+}
+
+/* Candidates for the warm start: a pre-training job on a fifth of the
+ * cluster (on clusters of 64 nodes or more) started days ago, then the usual
+ * mix, each somewhere inside its run, up to the cap plus the backlog. */
+static void warm_candidates(struct sim *s, int32_t first)
 {
 	int64_t now = sim_sec(s), total = 0;
-	int32_t first = s->njobs;
 
 	while (total < s->cap_gpus + backlog(s)) {
 		struct sjob *j = job_append(s);
-		int cls = s->njobs - first == 1 && s->topo.nodes >= 64 ? JC_PRETRAIN : pick_class(&s->r_job);
+		int pre = s->njobs - first == 1 && s->topo.nodes >= 64;
 		int64_t run, elapsed;
 
-		job_make(s, j, cls, 0);
-		if (cls == JC_PRETRAIN && s->njobs - first == 1) {
+		job_make(s, j, pre ? JC_PRETRAIN : pick_class(&s->r_job), 0);
+		if (pre) {
 			j->nnodes = MIN(256, s->topo.nodes / 5);
 			j->name = name_first[JC_PRETRAIN];
 			j->requeue = 1;
@@ -667,9 +674,16 @@ static void warm_running(struct sim *s)
 		j->work = run - elapsed;
 		total += job_gpus(j);
 	}
-	qsort(s->jobs + first, (size_t)(s->njobs - first), sizeof *s->jobs, cmp_submit);
-	for (int32_t i = first; i < s->njobs; i++)
-		s->jobs[i].id = 1000u + (uint32_t)(i - first);
+}
+
+/* Jobs already running at t=0 (those that do not fit wait in the queue). */
+static void warm_running(struct sim *s)
+{
+	int64_t now = sim_sec(s);
+	int32_t first = s->njobs;
+
+	warm_candidates(s, first);
+	renumber(s, first);
 	for (int32_t i = first; i < s->njobs; i++) {
 		struct sjob *j = &s->jobs[i];
 		int64_t start = j->start;
@@ -683,11 +697,8 @@ static void warm_running(struct sim *s)
 		j->end = now + j->work;
 		j->work = j->end - start;
 	}
-	qsort(s->jobs + first, (size_t)(s->njobs - first), sizeof *s->jobs, cmp_submit);
-	for (int32_t i = first; i < s->njobs; i++)
-		s->jobs[i].id = 1000u + (uint32_t)(i - first);
-	/* job ids changed: point the GPUs at the renumbered jobs */
-	for (int32_t i = first; i < s->njobs; i++)
+	renumber(s, first);
+	for (int32_t i = first; i < s->njobs; i++)   /* point the GPUs at the new ids */
 		if (s->jobs[i].state == JOB_RUNNING)
 			assign_gpus(s, &s->jobs[i], s->jobs[i].start);
 	s->next_id = 1000u + (uint32_t)(s->njobs - first);
