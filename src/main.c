@@ -1,8 +1,8 @@
 /*
- * main.c - the myriad command line (DESIGN.md section 9): global options, the
- * headless snapshot, the live view and the subcommands.
+ * main.c - the myriad command line (DESIGN.md section 9): global options,
+ * the table of subcommands, the headless snapshot and the live view.
  */
-#include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,17 +10,16 @@
 #include <unistd.h>
 #include "myriad.h"
 #include "snapshot.h"
-#include "sim/sim.h"
+#include "probe/parse.h"
 #include "ui/summary.h"
 
-int parse_cli(int argc, char **argv);   /* probe/parse_cli.c */
+static int cmd_parse(struct myriad *app, const struct cli_opts *o, int argc, char **argv);
+static int cmd_plugins(struct myriad *app, const struct cli_opts *o, int argc, char **argv);
 
-struct opts {
-	const char *config, *sim, *theme, *record;
-	int read_only, dry_run, json, once, detail;
-	int64_t ticks;
-	int nargs;
-	char **args;                  /* subcommand and its arguments */
+/* One line per subcommand; parts add theirs here. */
+static const struct cli_command commands[] = {
+	{"parse", "FORMAT [FILE]", "parse node/service output, print JSON lines", 0, cmd_parse},
+	{"plugins", "", "list source and backend classes", 0, cmd_plugins},
 };
 
 static void usage(FILE *f)
@@ -28,67 +27,80 @@ static void usage(FILE *f)
 	fputs("usage: myriad [-c CONFIG | --sim SPEC] [--read-only] [--dry-run] [--json] [--theme NAME]\n"
 	      "              [--record FILE] [--ticks T] [--once] [--detail] [COMMAND ...]\n"
 	      "  myriad                                 live view of the cluster (embedded simulator by default)\n"
-	      "  myriad --sim gpus=N,seed=S --ticks T --once --json [--detail]   headless snapshot\n"
-	      "  myriad parse FORMAT [FILE]             parse node/service output, print JSON lines\n"
-	      "         FORMAT: nvidia-smi xid ib-counters slurm-nodes slurm-jobs facility\n"
-	      "  myriad plugins                         list source and backend classes\n"
-	      "SPEC: gpus=10240,seed=1,accel=1,start=2026-01-01T00:00:00Z,load=0.9\n",
+	      "  myriad --sim gpus=N,seed=S --ticks T --once --json [--detail]   headless snapshot\n",
 	      f);
+	for (unsigned i = 0; i < ARRAY_LEN(commands); i++)
+		fprintf(f, "  myriad %s %-*s %s\n", commands[i].name, (int)(31 - strlen(commands[i].name)),
+			commands[i].usage, commands[i].help);
+	fputs("SPEC: gpus=10240,seed=1,accel=1,start=2026-01-01T00:00:00Z,load=0.9\n", f);
 }
 
-static int parse_opts(int argc, char **argv, struct opts *o)
+static int want_value(int i, int argc, char **argv)
 {
+	if (i + 1 < argc)
+		return 1;
+	fprintf(stderr, "myriad: %s needs a value\n", argv[i]);
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct cli_opts *o)
+{
+	static const struct { const char *name; size_t off; } strs[] = {
+		{"-c", offsetof(struct cli_opts, config)}, {"--sim", offsetof(struct cli_opts, sim)},
+		{"--theme", offsetof(struct cli_opts, theme)}, {"--record", offsetof(struct cli_opts, record)},
+		{"-e", offsetof(struct cli_opts, eval)},
+	};
+	static const struct { const char *name; size_t off; } flags[] = {
+		{"--read-only", offsetof(struct cli_opts, read_only)}, {"--dry-run", offsetof(struct cli_opts, dry_run)},
+		{"--json", offsetof(struct cli_opts, json)}, {"--once", offsetof(struct cli_opts, once)},
+		{"--detail", offsetof(struct cli_opts, detail)},
+	};
 	int i;
 
 	memset(o, 0, sizeof *o);
 	o->ticks = -1;
-	for (i = 1; i < argc; i++) {
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
 		const char *a = argv[i];
-		int more = i + 1 < argc;
+		unsigned k;
 
-		if (!strcmp(a, "-c") && more)
-			o->config = argv[++i];
-		else if (!strcmp(a, "--sim") && more)
-			o->sim = argv[++i];
-		else if (!strcmp(a, "--theme") && more)
-			o->theme = argv[++i];
-		else if (!strcmp(a, "--record") && more)
-			o->record = argv[++i];
-		else if (!strcmp(a, "--ticks") && more) {
+		for (k = 0; k < ARRAY_LEN(strs) && strcmp(a, strs[k].name); k++)
+			;
+		if (k < ARRAY_LEN(strs)) {
+			if (!want_value(i, argc, argv))
+				return -1;
+			*(const char **)((char *)o + strs[k].off) = argv[++i];
+			continue;
+		}
+		for (k = 0; k < ARRAY_LEN(flags) && strcmp(a, flags[k].name); k++)
+			;
+		if (k < ARRAY_LEN(flags)) {
+			*(int *)((char *)o + flags[k].off) = 1;
+		} else if (!strcmp(a, "--ticks")) {
+			if (!want_value(i, argc, argv))
+				return -1;
 			if (parse_i64(argv[i + 1], strlen(argv[i + 1]), &o->ticks) < 0 || o->ticks < 0) {
 				fprintf(stderr, "myriad: --ticks wants a number of ticks, not \"%s\"\n", argv[i + 1]);
 				return -1;
 			}
 			i++;
-		} else if (!strcmp(a, "--read-only"))
-			o->read_only = 1;
-		else if (!strcmp(a, "--dry-run"))
-			o->dry_run = 1;
-		else if (!strcmp(a, "--json"))
-			o->json = 1;
-		else if (!strcmp(a, "--once"))
-			o->once = 1;
-		else if (!strcmp(a, "--detail"))
-			o->detail = 1;
-		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			exit(0);
 		} else if (!strcmp(a, "--version")) {
 			printf("myriad %s\n", MYRIAD_VERSION);
 			exit(0);
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "myriad: unknown option %s (or missing value)\n", a);
+		} else {
+			fprintf(stderr, "myriad: unknown option %s\n", a);
 			usage(stderr);
 			return -1;
-		} else
-			break;
+		}
 	}
 	o->nargs = argc - i;
 	o->args = argv + i;
 	return 0;
 }
 
-static int start_sources(struct myriad *app, const struct opts *o)
+static int start_sources(struct myriad *app, const struct cli_opts *o)
 {
 	char *err = NULL;
 
@@ -106,7 +118,7 @@ static int start_sources(struct myriad *app, const struct opts *o)
 	return 0;
 }
 
-static int headless(struct myriad *app, const struct opts *o)
+static int headless(struct myriad *app, const struct cli_opts *o)
 {
 	struct sbuf b = {0};
 
@@ -139,7 +151,7 @@ static void on_quit(void *ctx, int sig)
 	loop_stop(((struct myriad *)ctx)->loop, 0);
 }
 
-static int live(struct myriad *app, const struct opts *o)
+static int live(struct myriad *app, const struct cli_opts *o)
 {
 	app->loop = loop_new();
 	loop_signal(app->loop, SIGINT, on_quit, app);
@@ -156,10 +168,21 @@ static int live(struct myriad *app, const struct opts *o)
 	return 0;
 }
 
-static int list_plugins(void)
+static int cmd_parse(struct myriad *app, const struct cli_opts *o, int argc, char **argv)
+{
+	(void)app;
+	(void)o;
+	return parse_cli(argc, argv);
+}
+
+static int cmd_plugins(struct myriad *app, const struct cli_opts *o, int argc, char **argv)
 {
 	static const char *const builtins[] = {"sim"};
 
+	(void)app;
+	(void)o;
+	(void)argc;
+	(void)argv;
 	for (unsigned i = 0; i < ARRAY_LEN(builtins); i++) {
 		const struct source_ops *s = registry_source(builtins[i]);
 		const struct backend_ops *b = registry_backend(builtins[i]);
@@ -172,38 +195,36 @@ static int list_plugins(void)
 	return 0;
 }
 
+static int run_command(struct myriad *app, const struct cli_opts *o)
+{
+	for (unsigned i = 0; i < ARRAY_LEN(commands); i++) {
+		if (strcmp(o->args[0], commands[i].name))
+			continue;
+		if (commands[i].flags & CMD_NEEDS_CLUSTER) {
+			int rc = start_sources(app, o);
+
+			if (rc)
+				return rc;
+		}
+		return commands[i].exec(app, o, o->nargs, o->args);
+	}
+	fprintf(stderr, "myriad: %s: no such command (myriad --help lists them)\n", o->args[0]);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct myriad app;
-	struct opts o;
+	struct cli_opts o;
 	int rc;
 
 	if (parse_opts(argc, argv, &o) < 0)
 		return 1;
-	if (o.nargs > 0 && !strcmp(o.args[0], "parse"))
-		return parse_cli(o.nargs, o.args);
 	app_init(&app);
-	if (o.nargs > 0 && !strcmp(o.args[0], "plugins")) {
-		rc = list_plugins();
-		app_free(&app);
-		return rc;
-	}
-	if (o.nargs > 0) {
-		fprintf(stderr, "myriad: %s: no such command in this build\n", o.args[0]);
-		app_free(&app);
-		return 1;
-	}
-	if ((rc = start_sources(&app, &o)) != 0) {
-		app_free(&app);
-		return rc;
-	}
-	if (o.once) {
-		if (o.ticks < 0)
-			o.ticks = 0;
-		rc = headless(&app, &o);
-	} else {
-		rc = live(&app, &o);
-	}
+	if (o.nargs > 0)
+		rc = run_command(&app, &o);
+	else if ((rc = start_sources(&app, &o)) == 0)
+		rc = o.once ? headless(&app, &o) : live(&app, &o);
 	app_free(&app);
 	return rc;
 }

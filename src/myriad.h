@@ -65,6 +65,28 @@ struct myriad {
 	int virtual_time;             /* 1: the clock is start + tick seconds */
 	int64_t start, now, tick;
 	int read_only, dry_run;
+	/* parts that plug in beside the model; NULL when not running */
+	void *recorder;               /* store: the SQLite recorder */
+	void *tcl;                    /* script: the Tcl interpreter */
+	void *console;                /* ui: the ncurses console */
+};
+
+/* Global options of the command line (DESIGN.md section 9). */
+struct cli_opts {
+	const char *config, *sim, *theme, *record, *eval;
+	int read_only, dry_run, json, once, detail;
+	int64_t ticks;
+	int nargs;
+	char **args;                  /* the subcommand and its arguments */
+};
+
+/* A subcommand: `myriad NAME ARGS...`. exec returns the exit status
+ * (0 ok, 1 error in what was asked, 2 could not reach what it needed). */
+#define CMD_NEEDS_CLUSTER 0x1     /* start the configured sources first */
+struct cli_command {
+	const char *name, *usage, *help;
+	int flags;
+	int (*exec)(struct myriad *app, const struct cli_opts *o, int argc, char **argv);
 };
 
 /* Registry of classes, by name. Built-ins are registered by app_init. */

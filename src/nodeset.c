@@ -270,22 +270,14 @@ static void pat_free(struct pattern *p)
 	free(p->rs.r);
 }
 
-static int key_cmp(const char *prefix, const char *suffix, int width, const struct pattern *p)
-{
-	int c = strcmp(prefix, p->prefix);
-
-	if (!c)
-		c = strcmp(suffix, p->suffix);
-	if (!c)
-		c = (width > p->width) - (width < p->width);
-	return c;
-}
-
 static int pat_cmp(const void *a, const void *b)
 {
-	const struct pattern *x = a;
+	const struct pattern *x = a, *y = b;
+	int c = strcmp(x->prefix, y->prefix);
 
-	return key_cmp(x->prefix, x->suffix, x->width, b);
+	if (!c)
+		c = strcmp(x->suffix, y->suffix);
+	return c ? c : (x->width > y->width) - (x->width < y->width);
 }
 
 /* A new zeroed pattern at the end of ns. */
@@ -443,11 +435,29 @@ static void ns_normalize(struct nodeset *ns)
 
 /* ---- single names ---- */
 
-struct key {
-	char *prefix, *suffix;
+struct key {                    /* a name's stored form, pointing into it */
+	const char *pre, *suf;
+	size_t plen, slen;
 	int width;
 	uint64_t v;
 };
+
+/* strcmp of the first n bytes of a with the string b. */
+static int slice_cmp(const char *a, size_t n, const char *b)
+{
+	int c = strncmp(a, b, n);
+
+	return c ? c : -(b[n] != '\0');
+}
+
+static int key_cmp(const struct key *k, const struct pattern *p)
+{
+	int c = slice_cmp(k->pre, k->plen, p->prefix);
+
+	if (!c)
+		c = slice_cmp(k->suf, k->slen, p->suffix);
+	return c ? c : (k->width > p->width) - (k->width < p->width);
+}
 
 static int key_of(const char *name, struct key *k)
 {
@@ -463,8 +473,10 @@ static int key_of(const char *name, struct key *k)
 		st = e = len;
 		k->v = 0;
 	}
-	k->prefix = xstrndup(name, st);
-	k->suffix = xstrndup(name + e, len - e);
+	k->pre = name;
+	k->plen = st;
+	k->suf = name + e;
+	k->slen = len - e;
 	return 0;
 }
 
@@ -475,7 +487,7 @@ static struct pattern *ns_find(const struct nodeset *ns, const struct key *k, si
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = key_cmp(k->prefix, k->suffix, k->width, &ns->p[mid]);
+		int c = key_cmp(k, &ns->p[mid]);
 
 		if (!c) {
 			*at = mid;
@@ -539,14 +551,11 @@ int nodeset_add(struct nodeset *ns, const char *name)
 		memmove(&ns->p[at + 1], &ns->p[at], (ns->n - 1 - at) * sizeof *ns->p);
 		p = &ns->p[at];
 		memset(p, 0, sizeof *p);
-		p->prefix = k.prefix;
-		p->suffix = k.suffix;
+		p->prefix = xstrndup(k.pre, k.plen);
+		p->suffix = xstrndup(k.suf, k.slen);
 		p->width = k.width;
-		k.prefix = k.suffix = NULL;
 	}
 	rs_insert(&p->rs, k.v);
-	free(k.prefix);
-	free(k.suffix);
 	return 0;
 }
 
@@ -566,21 +575,14 @@ int nodeset_remove(struct nodeset *ns, const char *name)
 
 int nodeset_contains(const struct nodeset *ns, const char *name)
 {
-	struct key k;
 	const struct pattern *p;
+	struct key k;
 	size_t at, i;
-	int rc = 0;
 
-	if (key_of(name, &k) < 0)
+	if (key_of(name, &k) < 0 || !(p = ns_find(ns, &k, &at)))
 		return 0;
-	p = ns_find(ns, &k, &at);
-	if (p) {
-		i = rs_find(&p->rs, k.v);
-		rc = i < p->rs.n && p->rs.r[i].lo <= k.v;
-	}
-	free(k.prefix);
-	free(k.suffix);
-	return rc;
+	i = rs_find(&p->rs, k.v);
+	return i < p->rs.n && p->rs.r[i].lo <= k.v;
 }
 
 size_t nodeset_count(const struct nodeset *ns)

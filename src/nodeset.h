@@ -29,13 +29,19 @@
  * gpu[0001-1279] as gpu[0001-1280]. Several brackets give the cartesian product
  * and fold only along the last numeric field: "rack[1-2]-n[01-02]" folds to
  * "rack1-n[01-02],rack2-n[01-02]". Brackets whose digits run into other
- * digits ("a1[2-3]", "a[1-2]7") are expanded into names first: a[12-13].
+ * digits ("a1[2-3]", "a[1-2]7", "a[1-2][0-1]") are expanded into names first,
+ * so "a1[2-3]" folds to "a[12-13]" (ClusterShell rejects the last two). A name
+ * whose last run of digits is longer than 18 is kept whole, without an index.
+ * Fold prints one prefix and suffix unpadded first, then by width:
+ * "gpu[1-5],gpu[0001-0009]".
  *
  * @group (the group may hold brackets: "@su:[1-2]") is resolved through the
- * callback; its error is reported as "position N: <callback's message>". One
- * parse may expand at most about 10^5 names or stepped indexes; beyond that
- * it fails ("nodeset is too large to expand"); plain ranges are not expanded,
- * so "gpu[1-1000000000]" is cheap.
+ * callback, which gets an empty set to fill (a callback that parses group
+ * definitions must guard against cycles itself); its error is reported as
+ * "position N: <callback's message>". One parse may expand at most about
+ * 10^5 names or stepped indexes; beyond that it fails ("nodeset is too large
+ * to expand"). Plain ranges are not expanded, so "gpu[1-1000000000]" is cheap,
+ * and a fold always parses back.
  *
  * Internally a set is a list of patterns (prefix, suffix, padding width) each
  * holding a sorted set of integer ranges, so 10,240 names fold fast.

@@ -271,8 +271,13 @@ void *arena_alloc(struct arena *a, size_t n)
 	if (!b || b->used + n > b->size) {
 		size_t size = MAX(n, (size_t)64 * 1024);
 
-		b = xmalloc(sizeof *b + size);
-		b->size = size;
+		if (a->spare && a->spare->size >= n) {
+			b = a->spare;
+			a->spare = b->next;
+		} else {
+			b = xmalloc(sizeof *b + size);
+			b->size = size;
+		}
 		b->used = 0;
 		b->next = a->head;
 		a->head = b;
@@ -299,25 +304,18 @@ char *arena_strdup(struct arena *a, const char *s)
 
 void arena_reset(struct arena *a)
 {
-	struct arena_block *b, *next, *keep = NULL;
-	size_t best = 0;
+	struct arena_block *b, *next;
 
-	/* keep the largest block, free the rest */
-	for (b = a->head; b; b = b->next)
-		if (b->size > best) {
-			best = b->size;
-			keep = b;
-		}
-	for (b = a->head; b; b = next) {
+	for (b = a->head; b; b = next) {   /* to the spare list, oversized ones freed */
 		next = b->next;
-		if (b != keep)
+		if (b->size > (size_t)64 * 1024) {
 			free(b);
+			continue;
+		}
+		b->next = a->spare;
+		a->spare = b;
 	}
-	if (keep) {
-		keep->used = 0;
-		keep->next = NULL;
-	}
-	a->head = keep;
+	a->head = NULL;
 	a->used = 0;
 }
 
@@ -325,12 +323,12 @@ void arena_free(struct arena *a)
 {
 	struct arena_block *b, *next;
 
-	for (b = a->head; b; b = next) {
+	arena_reset(a);
+	for (b = a->spare; b; b = next) {
 		next = b->next;
 		free(b);
 	}
-	a->head = NULL;
-	a->used = 0;
+	a->spare = NULL;
 }
 
 /* ---- hash, rng ---- */

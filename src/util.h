@@ -57,12 +57,13 @@ void sbuf_json_str(struct sbuf *b, const char *s);
 /* Bump allocator: many small allocations freed together. */
 struct arena {
 	struct arena_block *head;
+	struct arena_block *spare;   /* blocks kept by reset, reused before malloc */
 	size_t used;   /* bytes handed out since the last reset */
 };
 void *arena_alloc(struct arena *a, size_t n);
 char *arena_strdup(struct arena *a, const char *s);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
-void arena_reset(struct arena *a);   /* keeps the first block */
+void arena_reset(struct arena *a);   /* keeps its blocks for reuse */
 void arena_free(struct arena *a);
 
 /* FNV-1a, 64 bit: model hashes and name maps. */

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "myriad.h"
 #include "nodeset.h"
 #include "stream.h"
@@ -175,7 +176,7 @@ static double clustershell_ms(const char *names_file)
 	double ms = -1;
 
 	snprintf(cmd, sizeof cmd,
-		 "python3 -c 'import time,sys\n"
+		 "/usr/bin/python3 -c 'import time,sys\n"
 		 "from ClusterShell.NodeSet import NodeSet\n"
 		 "names=open(sys.argv[1]).read().split()\n"
 		 "t=time.process_time()\n"
