@@ -84,12 +84,13 @@ bench: deps
 	./$(B)/bench
 
 FUZZ_SECONDS ?= 30
+FUZZ_LIB  = src/util.c src/event.c src/nodeset.c $(wildcard src/probe/*.c)
 fuzz: deps
 	@mkdir -p build-fuzz
 	@for f in $(FUZZ_SRC); do \
 		n=$$(basename $$f .c); \
 		clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Isrc $(PKG_CFLAGS) \
-			$$f $(filter-out src/main.c src/sim/sim_main.c,$(wildcard src/*.c src/probe/*.c)) \
+			$$f $(FUZZ_LIB) \
 			-o build-fuzz/$$n $(PKG_LIBS) || exit 1; \
 		mkdir -p tests/fuzz/corpus/$$n; \
 		./build-fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \

@@ -109,6 +109,46 @@ static double parse_apply_ms(struct myriad *app, const struct capture *c, int it
 	return ms;
 }
 
+struct docs {
+	struct sbuf doc[SIM_STREAM_COUNT];
+};
+
+static void capture_doc(void *ctx, enum sim_stream s, int32_t node, const char *buf, size_t n)
+{
+	(void)node;
+	sbuf_add(&((struct docs *)ctx)->doc[s], buf, n);
+}
+
+/* sinfo --json + squeue --json for the whole cluster: what one Slurm poll costs. */
+static void bench_slurm_poll(struct myriad *app)
+{
+	struct docs d = {0};
+	struct sim_sink sink = {&d, capture_doc};
+	struct stream nodes, jobs;
+	const int n = 10;
+
+	sim_print_service(app_sim(app), SIM_SINFO, &sink);
+	sim_print_service(app_sim(app), SIM_SQUEUE, &sink);
+	stream_init(&nodes, &app->bus, &app->model, -1, FMT_SLURM_NODES, "bench");
+	stream_init(&jobs, &app->bus, &app->model, -1, FMT_SLURM_JOBS, "bench");
+	int64_t t0 = cpu_us();
+
+	for (int i = 0; i < n; i++) {
+		stream_feed(&nodes, d.doc[SIM_SINFO].s, d.doc[SIM_SINFO].len, app->now);
+		stream_end(&nodes, app->now);
+		stream_feed(&jobs, d.doc[SIM_SQUEUE].s, d.doc[SIM_SQUEUE].len, app->now);
+		stream_end(&jobs, app->now);
+		bus_flush(&app->bus);
+	}
+	printf("slurm poll (sinfo --json %zu KB + squeue --json %zu KB, %d nodes): %.2f ms CPU per poll (every 5 s)\n",
+	       d.doc[SIM_SINFO].len / 1024, d.doc[SIM_SQUEUE].len / 1024, app->model.nnodes,
+	       (double)(cpu_us() - t0) / 1000.0 / n);
+	stream_free(&nodes);
+	stream_free(&jobs);
+	for (int i = 0; i < SIM_STREAM_COUNT; i++)
+		sbuf_free(&d.doc[i]);
+}
+
 static long rss_kb(void)
 {
 	FILE *f = fopen("/proc/self/status", "r");
@@ -285,6 +325,7 @@ int main(void)
 	       app.model.topo.sus);
 	bench_parse(&app);
 	bench_tick(&app);
+	bench_slurm_poll(&app);
 	bench_nodeset(&app.model);
 	printf("resident memory with the 10,240-GPU cluster loaded: %.1f MB (process start: %.1f MB)\n",
 	       rss_kb() / 1024.0, rss0 / 1024.0);
