@@ -1,12 +1,12 @@
 /*
  * summary.c - the plain-text live summary (see summary.h). One cell per node,
- * shaded by the mean utilisation of its GPUs; drained nodes show 'D', nodes
+ * shaded by the mean utilisation of its GPUs ('\u00b7' idle); drained nodes show 'D', nodes
  * with an open fault '!', nodes with no data '?'.
  */
 #include <string.h>
 #include "summary.h"
 
-static const char *const shades[] = {" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588"};
+static const char *const shades[] = {"\u00b7", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588"};
 
 static int node_util(const struct model *m, int32_t i, int *known)
 {
