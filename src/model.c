@@ -316,6 +316,10 @@ static void job_set_nodes(struct model *m, struct job *j, const char *nodes)
 		free(err);
 		return;
 	}
+	if (nodeset_count(ns) > (size_t)m->nnodes) {   /* names are unique: more cannot all be ours */
+		nodeset_free(ns);
+		return;
+	}
 	j->node_idx = xmalloc(sizeof *j->node_idx * (nodeset_count(ns) + 1));
 	struct collect c = {m, j};
 

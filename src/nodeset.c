@@ -1067,10 +1067,12 @@ typedef int (*name_fn)(struct parser *p, const struct elem *e, const struct sbuf
 		       struct nodeset *out);
 
 /* Calls fn with the text of every combination of the first m brackets (and
- * the literal after them), charging the parse budget first. */
+ * the literal after them), charging the parse budget first: the text's length
+ * and, when the last bracket stays a range set, its ranges per combination. */
 static int expand(struct parser *p, const struct elem *e, size_t m, name_fn fn,
 		  struct nodeset *out)
 {
+	uint64_t each = 1 + (e->end - e->start + m * MAX_DIGITS) / 16;
 	uint64_t combos = 1, cost;
 	struct sbuf b = {0};
 	struct odo *o;
@@ -1079,7 +1081,9 @@ static int expand(struct parser *p, const struct elem *e, size_t m, name_fn fn,
 
 	for (i = 0; i < m; i++)
 		combos = sat_mul(combos, rs_count(&e->seg[i].rs));
-	cost = m ? sat_mul(combos, 1 + (e->end - e->start + m * MAX_DIGITS) / 16) : 0;
+	if (m < e->n)
+		each += e->seg[m].rs.n;
+	cost = m ? sat_mul(combos, each) : 0;
 	if (charge(p, cost, e->start) < 0)
 		return -1;
 	o = xcalloc(m + 1, sizeof *o);
@@ -1129,10 +1133,11 @@ static int group_cb(struct parser *p, const struct elem *e, const struct sbuf *b
 	rc = p->groups(p->ctx, b->s, g, &cerr) ? -1 : 0;
 	if (rc)
 		perr(p, e->start - 1, "%s", cerr ? cerr : "unknown group");
-	else
-		rc = charge(p, g->n, e->start - 1);
-	for (i = 0; !rc && i < g->n; i++)
-		pat_copy(ns_grow(out), &g->p[i]);
+	for (i = 0; !rc && i < g->n; i++) {
+		rc = charge(p, 1 + g->p[i].rs.n, e->start - 1);
+		if (!rc)
+			pat_copy(ns_grow(out), &g->p[i]);
+	}
 	free(cerr);
 	nodeset_free(g);
 	return rc;
