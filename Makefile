@@ -84,7 +84,7 @@ bench: deps
 	./$(B)/bench
 
 FUZZ_SECONDS ?= 30
-FUZZ_LIB  = src/util.c src/event.c src/nodeset.c $(wildcard src/probe/*.c)
+FUZZ_LIB  = src/util.c src/event.c src/nodeset.c src/nodeset_parse.c $(wildcard src/probe/*.c)
 fuzz: deps
 	@mkdir -p build-fuzz
 	@for f in $(FUZZ_SRC); do \

@@ -17,33 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nodeset.h"
-#include "util.h"
-
-#define MAX_DIGITS 18              /* indexes stay below 10^18 */
-#define PARSE_BUDGET (1ULL << 17)  /* expansion work one nodeset_parse may do */
-
-enum op { OP_UNION, OP_INTER, OP_DIFF, OP_XOR };
-
-struct range {
-	uint64_t lo, hi;
-};
-
-struct rset {
-	struct range *r;   /* sorted, disjoint, not adjacent (once normalized) */
-	size_t n, cap;
-};
-
-struct pattern {
-	char *prefix, *suffix;
-	int width;         /* -1: no index, 0: unpadded, >= 2: zero padded */
-	struct rset rs;    /* {0, 0} when width is -1 */
-};
-
-struct nodeset {
-	struct pattern *p; /* sorted by prefix, suffix, width */
-	size_t n, cap;
-};
+#include "nodeset_int.h"
 
 static const uint64_t p10[MAX_DIGITS + 1] = {
 	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
@@ -53,22 +27,6 @@ static const uint64_t p10[MAX_DIGITS + 1] = {
 	100000000000000000ULL, 1000000000000000000ULL,
 };
 
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_namechar(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) ||
-	       c == '-' || c == '_' || c == '.' || c == ':';
-}
-
-static bool is_op(char c)
-{
-	return c == ',' || c == '!' || c == '&' || c == '^';
-}
-
 static int ndigits(uint64_t v)
 {
 	int d = 1;
@@ -76,16 +34,6 @@ static int ndigits(uint64_t v)
 	while (d < MAX_DIGITS && v >= p10[d])
 		d++;
 	return d;
-}
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-	return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
 }
 
 static size_t fmt_index(char *buf, uint64_t v, int width)
@@ -106,7 +54,7 @@ static size_t fmt_index(char *buf, uint64_t v, int width)
 
 /* ---- range sets ---- */
 
-static void rs_append(struct rset *s, uint64_t lo, uint64_t hi)
+void nsi_rs_append(struct rset *s, uint64_t lo, uint64_t hi)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 4;
@@ -127,7 +75,7 @@ static void rs_push(struct rset *s, uint64_t lo, uint64_t hi)
 			last->hi = hi;
 		return;
 	}
-	rs_append(s, lo, hi);
+	nsi_rs_append(s, lo, hi);
 }
 
 static int range_cmp(const void *a, const void *b)
@@ -137,7 +85,7 @@ static int range_cmp(const void *a, const void *b)
 	return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
-static void rs_normalize(struct rset *s)
+void nsi_rs_normalize(struct rset *s)
 {
 	size_t i, n = s->n;
 
@@ -245,13 +193,13 @@ static void rs_insert(struct rset *s, uint64_t v)
 	} else if (i < s->n && s->r[i].lo <= v + 1) {
 		s->r[i].lo = MIN(s->r[i].lo, v);
 	} else {
-		rs_append(s, v, v);
+		nsi_rs_append(s, v, v);
 		memmove(s->r + i + 1, s->r + i, (s->n - 1 - i) * sizeof *s->r);
 		s->r[i].lo = s->r[i].hi = v;
 	}
 }
 
-static uint64_t rs_count(const struct rset *s)
+uint64_t nsi_rs_count(const struct rset *s)
 {
 	uint64_t c = 0;
 	size_t i;
@@ -281,7 +229,7 @@ static int pat_cmp(const void *a, const void *b)
 }
 
 /* A new zeroed pattern at the end of ns. */
-static struct pattern *ns_grow(struct nodeset *ns)
+struct pattern *nsi_ns_grow(struct nodeset *ns)
 {
 	if (ns->n == ns->cap) {
 		ns->cap = ns->cap ? 2 * ns->cap : 4;
@@ -291,7 +239,7 @@ static struct pattern *ns_grow(struct nodeset *ns)
 	return &ns->p[ns->n++];
 }
 
-static void pat_copy(struct pattern *dst, const struct pattern *src)
+void nsi_pat_copy(struct pattern *dst, const struct pattern *src)
 {
 	dst->prefix = xstrdup(src->prefix);
 	dst->suffix = xstrdup(src->suffix);
@@ -302,7 +250,7 @@ static void pat_copy(struct pattern *dst, const struct pattern *src)
 }
 
 /* dst = dst op src; both sorted. Patterns left empty are dropped. */
-static void ns_combine(struct nodeset *dst, const struct nodeset *src, enum op op)
+void nsi_ns_combine(struct nodeset *dst, const struct nodeset *src, enum op op)
 {
 	struct nodeset out = {0};
 	size_t i = 0, j = 0;
@@ -315,11 +263,11 @@ static void ns_combine(struct nodeset *dst, const struct nodeset *src, enum op o
 			if (op == OP_INTER)
 				pat_free(d);
 			else
-				*ns_grow(&out) = *d;
+				*nsi_ns_grow(&out) = *d;
 			i++;
 		} else if (c > 0) {
 			if (op == OP_UNION || op == OP_XOR)
-				pat_copy(ns_grow(&out), &src->p[j]);
+				nsi_pat_copy(nsi_ns_grow(&out), &src->p[j]);
 			j++;
 		} else {
 			struct rset rs = {0};
@@ -328,7 +276,7 @@ static void ns_combine(struct nodeset *dst, const struct nodeset *src, enum op o
 			free(d->rs.r);
 			d->rs = rs;
 			if (rs.n)
-				*ns_grow(&out) = *d;
+				*nsi_ns_grow(&out) = *d;
 			else
 				pat_free(d);
 			i++, j++;
@@ -338,10 +286,10 @@ static void ns_combine(struct nodeset *dst, const struct nodeset *src, enum op o
 	*dst = out;
 }
 
-static void ns_apply(struct nodeset *dst, const struct nodeset *src, enum op op)
+void nsi_ns_apply(struct nodeset *dst, const struct nodeset *src, enum op op)
 {
 	if (dst != src)
-		ns_combine(dst, src, op);
+		nsi_ns_combine(dst, src, op);
 	else if (op == OP_DIFF || op == OP_XOR)
 		nodeset_clear(dst);
 }
@@ -357,7 +305,7 @@ static struct pattern *raw_pattern(struct nodeset *ns, const char *pre, size_t p
 	if (p && p->width == width && !strncmp(p->prefix, pre, plen) && !p->prefix[plen] &&
 	    !strncmp(p->suffix, suf, slen) && !p->suffix[slen])
 		return p;
-	p = ns_grow(ns);
+	p = nsi_ns_grow(ns);
 	p->prefix = xstrndup(pre, plen);
 	p->suffix = xstrndup(suf, slen);
 	p->width = width;
@@ -365,18 +313,18 @@ static struct pattern *raw_pattern(struct nodeset *ns, const char *pre, size_t p
 }
 
 /* Adds indexes lo..hi printed with width, split into their stored forms. */
-static void raw_add(struct nodeset *ns, const char *pre, size_t plen, const char *suf,
+void nsi_raw_add(struct nodeset *ns, const char *pre, size_t plen, const char *suf,
 		    size_t slen, int width, uint64_t lo, uint64_t hi)
 {
 	if (width >= 2 && lo < p10[width - 1]) {
 		uint64_t top = MIN(hi, p10[width - 1] - 1);
 
-		rs_append(&raw_pattern(ns, pre, plen, suf, slen, width)->rs, lo, top);
+		nsi_rs_append(&raw_pattern(ns, pre, plen, suf, slen, width)->rs, lo, top);
 		if (top == hi)
 			return;
 		lo = top + 1;
 	}
-	rs_append(&raw_pattern(ns, pre, plen, suf, slen, width < 0 ? -1 : 0)->rs, lo, hi);
+	nsi_rs_append(&raw_pattern(ns, pre, plen, suf, slen, width < 0 ? -1 : 0)->rs, lo, hi);
 }
 
 /* Splits s at its last run of digits [*st, *e). Returns the width, or -1. */
@@ -398,20 +346,20 @@ static int name_split(const char *s, size_t len, size_t *st, size_t *e, uint64_t
 	return b - a > 1 && s[a] == '0' ? (int)(b - a) : 0;
 }
 
-static void raw_add_name(struct nodeset *ns, const char *s, size_t len)
+void nsi_raw_add_name(struct nodeset *ns, const char *s, size_t len)
 {
 	size_t st, e;
 	uint64_t v;
 	int w = name_split(s, len, &st, &e, &v);
 
 	if (w < 0)
-		raw_add(ns, s, len, "", 0, -1, 0, 0);
+		nsi_raw_add(ns, s, len, "", 0, -1, 0, 0);
 	else
-		raw_add(ns, s, st, s + e, len - e, w, v, v);
+		nsi_raw_add(ns, s, st, s + e, len - e, w, v, v);
 }
 
 /* Sorts a raw set and merges patterns with the same key. */
-static void ns_normalize(struct nodeset *ns)
+void nsi_ns_normalize(struct nodeset *ns)
 {
 	size_t i, j, n = 0;
 
@@ -422,7 +370,7 @@ static void ns_normalize(struct nodeset *ns)
 
 		if (last && !pat_cmp(last, p)) {
 			for (j = 0; j < p->rs.n; j++)
-				rs_append(&last->rs, p->rs.r[j].lo, p->rs.r[j].hi);
+				nsi_rs_append(&last->rs, p->rs.r[j].lo, p->rs.r[j].hi);
 			pat_free(p);
 		} else {
 			ns->p[n++] = *p;
@@ -430,7 +378,7 @@ static void ns_normalize(struct nodeset *ns)
 	}
 	ns->n = n;
 	for (i = 0; i < n; i++)
-		rs_normalize(&ns->p[i].rs);
+		nsi_rs_normalize(&ns->p[i].rs);
 }
 
 /* ---- single names ---- */
@@ -533,7 +481,7 @@ struct nodeset *nodeset_copy(const struct nodeset *ns)
 	size_t i;
 
 	for (i = 0; i < ns->n; i++)
-		pat_copy(ns_grow(c), &ns->p[i]);
+		nsi_pat_copy(nsi_ns_grow(c), &ns->p[i]);
 	return c;
 }
 
@@ -547,7 +495,7 @@ int nodeset_add(struct nodeset *ns, const char *name)
 		return -1;
 	p = ns_find(ns, &k, &at);
 	if (!p) {
-		ns_grow(ns);
+		nsi_ns_grow(ns);
 		memmove(&ns->p[at + 1], &ns->p[at], (ns->n - 1 - at) * sizeof *ns->p);
 		p = &ns->p[at];
 		memset(p, 0, sizeof *p);
@@ -567,7 +515,7 @@ int nodeset_remove(struct nodeset *ns, const char *name)
 	if (nodeset_add(&one, name) < 0)
 		return -1;
 	if (rc)
-		ns_combine(ns, &one, OP_DIFF);
+		nsi_ns_combine(ns, &one, OP_DIFF);
 	nodeset_clear(&one);
 	free(one.p);
 	return rc;
@@ -591,7 +539,7 @@ size_t nodeset_count(const struct nodeset *ns)
 	size_t i;
 
 	for (i = 0; i < ns->n; i++)
-		c = sat_add(c, rs_count(&ns->p[i].rs));
+		c = sat_add(c, nsi_rs_count(&ns->p[i].rs));
 	return c > SIZE_MAX ? SIZE_MAX : (size_t)c;
 }
 
@@ -611,10 +559,10 @@ int nodeset_equal(const struct nodeset *a, const struct nodeset *b)
 	return 1;
 }
 
-void nodeset_union(struct nodeset *dst, const struct nodeset *src) { ns_apply(dst, src, OP_UNION); }
-void nodeset_intersect(struct nodeset *dst, const struct nodeset *src) { ns_apply(dst, src, OP_INTER); }
-void nodeset_difference(struct nodeset *dst, const struct nodeset *src) { ns_apply(dst, src, OP_DIFF); }
-void nodeset_xor(struct nodeset *dst, const struct nodeset *src) { ns_apply(dst, src, OP_XOR); }
+void nodeset_union(struct nodeset *dst, const struct nodeset *src) { nsi_ns_apply(dst, src, OP_UNION); }
+void nodeset_intersect(struct nodeset *dst, const struct nodeset *src) { nsi_ns_apply(dst, src, OP_INTER); }
+void nodeset_difference(struct nodeset *dst, const struct nodeset *src) { nsi_ns_apply(dst, src, OP_DIFF); }
+void nodeset_xor(struct nodeset *dst, const struct nodeset *src) { nsi_ns_apply(dst, src, OP_XOR); }
 
 /* ---- fold and foreach: one walk over the printed brackets ---- */
 
@@ -685,7 +633,7 @@ static int walk(const struct nodeset *ns, emit_fn emit, void *arg)
 	return rc;
 }
 
-static void add_index(struct sbuf *b, uint64_t v, int width)
+void nsi_add_index(struct sbuf *b, uint64_t v, int width)
 {
 	char num[24];
 
@@ -703,17 +651,17 @@ static int emit_fold(void *arg, const struct view *v)
 	if (v->width < 0)
 		return 0;
 	if (v->rs->n == 1 && v->rs->r[0].lo == v->rs->r[0].hi) {
-		add_index(b, v->rs->r[0].lo, v->width);
+		nsi_add_index(b, v->rs->r[0].lo, v->width);
 	} else {
 		sbuf_addc(b, '[');
 		for (i = 0; i < v->rs->n; i++) {
 			if (i)
 				sbuf_addc(b, ',');
-			add_index(b, v->rs->r[i].lo, v->width);
+			nsi_add_index(b, v->rs->r[i].lo, v->width);
 			if (v->rs->r[i].hi == v->rs->r[i].lo)
 				continue;
 			sbuf_addc(b, '-');
-			add_index(b, v->rs->r[i].hi, v->width);
+			nsi_add_index(b, v->rs->r[i].hi, v->width);
 		}
 		sbuf_addc(b, ']');
 	}
@@ -748,7 +696,7 @@ static int emit_each(void *arg, const struct view *v)
 		for (x = v->rs->r[i].lo;; x++) {
 			sbuf_reset(&e->name);
 			sbuf_add(&e->name, v->prefix, plen);
-			add_index(&e->name, x, v->width);
+			nsi_add_index(&e->name, x, v->width);
 			sbuf_adds(&e->name, v->suffix);
 			if ((rc = e->fn(e->ctx, e->name.s)))
 				return rc;
@@ -766,495 +714,4 @@ int nodeset_foreach(const struct nodeset *ns, int (*fn)(void *ctx, const char *n
 
 	sbuf_free(&e.name);
 	return rc;
-}
-
-/* ---- parsing ---- */
-
-struct parser {
-	const char *s;
-	size_t i;               /* offset of the next character */
-	char *err;
-	uint64_t budget;        /* names and stepped indexes left to generate */
-	nodeset_group_fn groups;
-	void *ctx;
-};
-
-struct num {
-	uint64_t v;
-	size_t pos, len;
-};
-
-struct item {
-	struct num lo, hi;
-	uint64_t step;
-};
-
-struct seg {                    /* literal text, then one bracket */
-	size_t lit, litlen;
-	int width;
-	struct rset rs;
-};
-
-struct elem {
-	struct seg *seg;
-	size_t n, cap;
-	size_t start, tail, end; /* tail: text after the last bracket */
-};
-
-PRINTF_LIKE(3, 4) static int perr(struct parser *p, size_t at, const char *fmt, ...)
-{
-	struct sbuf b = {0};
-	va_list ap;
-
-	sbuf_printf(&b, "position %zu: ", at + 1);
-	va_start(ap, fmt);
-	sbuf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	free(p->err);
-	p->err = b.s;
-	return -1;
-}
-
-/* Takes work from the parse budget, or fails. */
-static int charge(struct parser *p, uint64_t work, size_t at)
-{
-	if (work > p->budget)
-		return perr(p, at, "nodeset is too large to expand");
-	p->budget -= work;
-	return 0;
-}
-
-/* The error for an unexpected character at p->i; open is an unclosed '['. */
-static int unexpected(struct parser *p, const size_t *open, const char *expected)
-{
-	unsigned char c = (unsigned char)p->s[p->i];
-
-	if (!c && open)
-		return perr(p, *open, "'[' is not closed");
-	if (c < 0x20 || c == 0x7f)
-		return perr(p, p->i, "control character 0x%02x", c);
-	if (expected)
-		return perr(p, p->i, "expected %s", expected);
-	if (c == ']')
-		return perr(p, p->i, "unexpected ']'");
-	if (c >= 0x80)
-		return perr(p, p->i, "invalid character 0x%02x", c);
-	return perr(p, p->i, "invalid character '%c'", c);
-}
-
-static int parse_num(struct parser *p, size_t open, struct num *n)
-{
-	n->pos = p->i;
-	n->v = 0;
-	while (is_digit(p->s[p->i]))
-		p->i++;
-	n->len = p->i - n->pos;
-	if (!n->len)
-		return unexpected(p, &open, "a number");
-	if (n->len > MAX_DIGITS)
-		return perr(p, n->pos, "number longer than %d digits", MAX_DIGITS);
-	for (size_t k = n->pos; k < p->i; k++)
-		n->v = n->v * 10 + (uint64_t)(p->s[k] - '0');
-	return 0;
-}
-
-static int parse_item(struct parser *p, size_t open, struct item *it)
-{
-	struct num step;
-
-	it->step = 1;
-	if (parse_num(p, open, &it->lo) < 0)
-		return -1;
-	it->hi = it->lo;
-	if (p->s[p->i] != '-')
-		return 0;
-	p->i++;
-	if (parse_num(p, open, &it->hi) < 0)
-		return -1;
-	if (it->hi.v < it->lo.v)
-		return perr(p, it->lo.pos, "range %.*s-%.*s is reversed", (int)it->lo.len,
-			    p->s + it->lo.pos, (int)it->hi.len, p->s + it->hi.pos);
-	if (p->s[p->i] != '/')
-		return 0;
-	p->i++;
-	if (parse_num(p, open, &step) < 0)
-		return -1;
-	if (!step.v)
-		return perr(p, step.pos, "step must be at least 1");
-	it->step = step.v;
-	return 0;
-}
-
-static bool num_padded(const struct parser *p, const struct num *n)
-{
-	return n->len > 1 && p->s[n->pos] == '0';
-}
-
-/* The bracket's width: that of its first padded number, which all others
- * must print like (ClusterShell: [01-100] is 01..09,10..100). */
-static int bracket_width(struct parser *p, const struct item *it, size_t n, int *width)
-{
-	const struct num *pad = NULL, *x;
-	size_t i;
-
-	for (i = 0; i < 2 * n && !pad; i++) {
-		x = i % 2 ? &it[i / 2].hi : &it[i / 2].lo;
-		pad = num_padded(p, x) ? x : NULL;
-	}
-	*width = pad ? (int)pad->len : 0;
-	for (i = 0; pad && i < 2 * n; i++) {
-		x = i % 2 ? &it[i / 2].hi : &it[i / 2].lo;
-		if (num_padded(p, x) ? x->len != pad->len : x->len < pad->len)
-			return perr(p, x->pos, "%.*s is not padded like %.*s", (int)x->len,
-				    p->s + x->pos, (int)pad->len, p->s + pad->pos);
-	}
-	return 0;
-}
-
-static int bracket_ranges(struct parser *p, const struct item *it, size_t n, struct rset *rs)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		uint64_t v, count = (it[i].hi.v - it[i].lo.v) / it[i].step + 1;
-
-		if (it[i].step == 1) {
-			rs_append(rs, it[i].lo.v, it[i].hi.v);
-			continue;
-		}
-		if (charge(p, count, it[i].lo.pos) < 0)
-			return -1;
-		for (v = it[i].lo.v; count--; v += it[i].step)
-			rs_append(rs, v, v);
-	}
-	rs_normalize(rs);
-	return 0;
-}
-
-/* Parses "[...]" at p->i into g. */
-static int parse_bracket(struct parser *p, struct seg *g)
-{
-	size_t open = p->i, n = 0, cap = 0;
-	struct item *it = NULL;
-	int rc = 0;
-
-	p->i++;
-	for (;;) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 8;
-			it = xrealloc(it, cap * sizeof *it);
-		}
-		if ((rc = parse_item(p, open, &it[n])) < 0)
-			break;
-		n++;
-		if (p->s[p->i] == ',') {
-			p->i++;
-			continue;
-		}
-		if (p->s[p->i] != ']')
-			rc = unexpected(p, &open, "']'");
-		break;
-	}
-	if (!rc)
-		p->i++;
-	if (!rc)
-		rc = bracket_width(p, it, n, &g->width);
-	if (!rc)
-		rc = bracket_ranges(p, it, n, &g->rs);
-	free(it);
-	return rc;
-}
-
-static void elem_free(struct elem *e)
-{
-	size_t i;
-
-	for (i = 0; i < e->n; i++)
-		free(e->seg[i].rs.r);
-	free(e->seg);
-}
-
-/* Scans a name with its brackets, from p->i to the first character that
- * cannot be part of it. */
-static int parse_elem(struct parser *p, struct elem *e)
-{
-	struct seg *g;
-
-	e->start = e->tail = p->i;
-	for (;;) {
-		char c = p->s[p->i];
-
-		if (is_namechar(c)) {
-			p->i++;
-			continue;
-		}
-		if (c != '[')
-			break;
-		if (p->i == e->start)
-			return perr(p, p->i, "expected a name before '['");
-		if (e->n == e->cap) {
-			e->cap = e->cap ? 2 * e->cap : 4;
-			e->seg = xrealloc(e->seg, e->cap * sizeof *e->seg);
-		}
-		g = &e->seg[e->n++];
-		memset(g, 0, sizeof *g);
-		g->lit = e->tail;
-		g->litlen = p->i - e->tail;
-		if (parse_bracket(p, g) < 0)
-			return -1;
-		e->tail = p->i;
-	}
-	e->end = p->i;
-	return 0;
-}
-
-/* Whether the last bracket is the names' last run of digits, so it can stay
- * a range; otherwise every name is built and split. */
-static bool elem_folds(const struct parser *p, const struct elem *e)
-{
-	const struct seg *g = e->n ? &e->seg[e->n - 1] : NULL;
-	size_t i;
-
-	if (!g || !g->litlen || is_digit(p->s[g->lit + g->litlen - 1]))
-		return false;
-	for (i = e->tail; i < e->end; i++)
-		if (is_digit(p->s[i]))
-			return false;
-	return true;
-}
-
-struct odo {
-	size_t ri;
-	uint64_t v;
-};
-
-static bool odo_next(struct odo *o, const struct elem *e, size_t m)
-{
-	while (m-- > 0) {
-		const struct rset *rs = &e->seg[m].rs;
-
-		if (o[m].v < rs->r[o[m].ri].hi) {
-			o[m].v++;
-			return true;
-		}
-		if (o[m].ri + 1 < rs->n) {
-			o[m].v = rs->r[++o[m].ri].lo;
-			return true;
-		}
-		o[m].ri = 0;
-		o[m].v = rs->r[0].lo;
-	}
-	return false;
-}
-
-static void odo_text(const struct parser *p, const struct elem *e, const struct odo *o,
-		     size_t m, struct sbuf *b)
-{
-	size_t i;
-
-	sbuf_reset(b);
-	for (i = 0; i < m; i++) {
-		sbuf_add(b, p->s + e->seg[i].lit, e->seg[i].litlen);
-		add_index(b, o[i].v, e->seg[i].width);
-	}
-	if (m < e->n)
-		sbuf_add(b, p->s + e->seg[m].lit, e->seg[m].litlen);
-	else
-		sbuf_add(b, p->s + e->tail, e->end - e->tail);
-}
-
-typedef int (*name_fn)(struct parser *p, const struct elem *e, const struct sbuf *b,
-		       struct nodeset *out);
-
-/* Calls fn with the text of every combination of the first m brackets (and
- * the literal after them), charging the parse budget first: the text's length
- * and, when the last bracket stays a range set, its ranges per combination. */
-static int expand(struct parser *p, const struct elem *e, size_t m, name_fn fn,
-		  struct nodeset *out)
-{
-	uint64_t each = 1 + (e->end - e->start + m * MAX_DIGITS) / 16;
-	uint64_t combos = 1, cost;
-	struct sbuf b = {0};
-	struct odo *o;
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; i < m; i++)
-		combos = sat_mul(combos, rs_count(&e->seg[i].rs));
-	if (m < e->n)
-		each += e->seg[m].rs.n;
-	cost = m ? sat_mul(combos, each) : 0;
-	if (charge(p, cost, e->start) < 0)
-		return -1;
-	o = xcalloc(m + 1, sizeof *o);
-	for (i = 0; i < m; i++)
-		o[i].v = e->seg[i].rs.r[0].lo;
-	do {
-		odo_text(p, e, o, m, &b);
-		rc = fn(p, e, &b, out);
-	} while (!rc && odo_next(o, e, m));
-	free(o);
-	sbuf_free(&b);
-	return rc;
-}
-
-static int add_ranges_cb(struct parser *p, const struct elem *e, const struct sbuf *b,
-			 struct nodeset *out)
-{
-	const struct seg *g = &e->seg[e->n - 1];
-	size_t i;
-
-	for (i = 0; i < g->rs.n; i++)
-		raw_add(out, b->s, b->len, p->s + e->tail, e->end - e->tail, g->width,
-			g->rs.r[i].lo, g->rs.r[i].hi);
-	return 0;
-}
-
-static int add_name_cb(struct parser *p, const struct elem *e, const struct sbuf *b,
-		       struct nodeset *out)
-{
-	(void)p;
-	(void)e;
-	raw_add_name(out, b->s, b->len);
-	return 0;
-}
-
-static int group_cb(struct parser *p, const struct elem *e, const struct sbuf *b,
-		    struct nodeset *out)
-{
-	struct nodeset *g;
-	char *cerr = NULL;
-	size_t i;
-	int rc;
-
-	if (!p->groups)
-		return perr(p, e->start - 1, "unknown group @%s (no group resolver)", b->s);
-	g = nodeset_new();
-	rc = p->groups(p->ctx, b->s, g, &cerr) ? -1 : 0;
-	if (rc)
-		perr(p, e->start - 1, "%s", cerr ? cerr : "unknown group");
-	for (i = 0; !rc && i < g->n; i++) {
-		rc = charge(p, 1 + g->p[i].rs.n, e->start - 1);
-		if (!rc)
-			pat_copy(ns_grow(out), &g->p[i]);
-	}
-	free(cerr);
-	nodeset_free(g);
-	return rc;
-}
-
-/* One operand: a name with brackets, or @group. Its names go to the raw out. */
-static int parse_operand(struct parser *p, struct nodeset *out)
-{
-	struct elem e = {0};
-	bool group = p->s[p->i] == '@';
-	int rc;
-
-	p->i += group;
-	rc = parse_elem(p, &e);
-	if (!rc && e.end == e.start) {
-		if (is_op(p->s[p->i]) || !p->s[p->i] || p->s[p->i] == ' ')
-			rc = perr(p, p->i, group ? "empty group name" : "empty name");
-		else
-			rc = unexpected(p, NULL, NULL);
-	} else if (!rc && !group && is_digit(p->s[e.start])) {
-		rc = perr(p, e.start, "a name must not start with a digit");
-	}
-	if (!rc && group) {
-		rc = expand(p, &e, e.n, group_cb, out);
-	} else if (!rc) {
-		bool folds = elem_folds(p, &e);
-
-		rc = expand(p, &e, folds ? e.n - 1 : e.n, folds ? add_ranges_cb : add_name_cb, out);
-	}
-	elem_free(&e);
-	return rc;
-}
-
-static void skip_spaces(struct parser *p)
-{
-	while (p->s[p->i] == ' ')
-		p->i++;
-}
-
-static enum op op_of(char c)
-{
-	return c == '!' ? OP_DIFF : c == '&' ? OP_INTER : c == '^' ? OP_XOR : OP_UNION;
-}
-
-/* acc = acc op el. Unions were appended raw to acc; sort before combining. */
-static int combine(struct parser *p, struct nodeset *acc, struct nodeset *el, enum op op,
-		   size_t at)
-{
-	if (charge(p, acc->n + el->n, at) < 0)
-		return -1;
-	ns_normalize(acc);
-	ns_normalize(el);
-	ns_combine(acc, el, op);
-	return 0;
-}
-
-/* Evaluates the whole text left to right into the raw set acc. */
-static int parse_all(struct parser *p, struct nodeset *acc)
-{
-	enum op op = OP_UNION;
-	size_t end, at = 0;
-
-	skip_spaces(p);
-	if (!p->s[p->i])
-		return 0;
-	for (;;) {
-		struct nodeset el = {0};
-		int rc;
-
-		skip_spaces(p);
-		rc = parse_operand(p, op == OP_UNION ? acc : &el);
-		if (!rc && op != OP_UNION)
-			rc = combine(p, acc, &el, op, at);
-		nodeset_clear(&el);
-		free(el.p);
-		if (rc)
-			return -1;
-		end = p->i;
-		skip_spaces(p);
-		if (!p->s[p->i])
-			return 0;
-		if (!is_op(p->s[p->i])) {
-			if (p->i > end && (is_namechar(p->s[p->i]) || strchr("[@", p->s[p->i])))
-				return perr(p, end, "space inside a name");
-			return unexpected(p, NULL, NULL);
-		}
-		at = p->i;
-		op = op_of(p->s[p->i++]);
-	}
-}
-
-int nodeset_parse(struct nodeset *ns, const char *text, nodeset_group_fn groups, void *ctx,
-		  char **err)
-{
-	struct parser p = {text ? text : "", 0, NULL, PARSE_BUDGET, groups, ctx};
-	struct nodeset acc = {0};
-	int rc = parse_all(&p, &acc);
-
-	ns_normalize(&acc);
-	if (!rc)
-		ns_apply(ns, &acc, OP_UNION);
-	nodeset_clear(&acc);
-	free(acc.p);
-	if (err)
-		*err = p.err;
-	else
-		free(p.err);
-	return rc;
-}
-
-struct nodeset *nodeset_from(const char *text, char **err)
-{
-	struct nodeset *ns = nodeset_new();
-
-	if (nodeset_parse(ns, text, NULL, NULL, err) < 0) {
-		nodeset_free(ns);
-		return NULL;
-	}
-	return ns;
 }
