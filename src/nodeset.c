@@ -1,6 +1,6 @@
 /*
- * nodeset.c - sets of node names: the ClusterShell/Slurm nodeset syntax
- * (parse and fold), set algebra, count and iteration. nodeset.h has the syntax.
+ * nodeset.c - sets of node names: storage, set algebra, count, fold and
+ * iteration. The syntax is parsed in nodeset_parse.c; nodeset.h describes it.
  *
  * Every name has exactly one stored form (prefix, suffix, width, index). The
  * index is the name's last run of digits, so the suffix holds no digit and the
