@@ -51,7 +51,6 @@ enum cause {
 /* per mille of the Llama 3 table; they sum to 935 and are renormalised */
 static const int cause_weight[CA_COUNT] = {301, 172, 129, 115, 84, 45, 41, 17, 17, 14};
 
-static const uint8_t pci_bus[SIM_GPN] = {0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb};
 
 double faults_per_gpu_day(void) { return RATE_PER_GPU_DAY; }
 
@@ -108,7 +107,7 @@ static void kline_end(struct sim *s, int32_t node)
 
 static void xid_head(struct sim *s, int32_t gpu, int32_t code, uint32_t pid)
 {
-	sbuf_printf(&s->out, "NVRM: Xid (PCI:0000:%02x:00): %d, ", pci_bus[gpu], code);
+	sbuf_printf(&s->out, "NVRM: Xid (PCI:0000:%02x:00): %d, ", sim_pci_bus[gpu], code);
 	if (code == 79)
 		SB_LIT(&s->out, "pid=0, ");
 	else if (pid)
@@ -190,7 +189,7 @@ static void announce(struct sim *s, int32_t node, int32_t gpu)
 		return;
 	g->announced = 1;
 	kline_begin(s, node);
-	sbuf_printf(&s->out, "NVRM: GPU at PCI:0000:%02x:00: ", pci_bus[gpu]);
+	sbuf_printf(&s->out, "NVRM: GPU at PCI:0000:%02x:00: ", sim_pci_bus[gpu]);
 	sbuf_add(&s->out, g->prefix + 3, 40);   /* the uuid */
 	kline_end(s, node);
 }
@@ -275,7 +274,7 @@ static void hw_xid(struct sim *s, int32_t node, int32_t gpu, int32_t code, uint3
 		g->ecc++;
 	if (code == 79) {
 		kline_begin(s, node);
-		sbuf_printf(&s->out, "NVRM: GPU 0000:%02x:00.0: GPU has fallen off the bus.", pci_bus[gpu]);
+		sbuf_printf(&s->out, "NVRM: GPU 0000:%02x:00.0: GPU has fallen off the bus.", sim_pci_bus[gpu]);
 		kline_end(s, node);
 		g->health = GH_LOST;
 	} else {
@@ -465,7 +464,7 @@ static void garbled_line(struct sim *s)
 		return;
 	kline_begin(s, node);
 	start = s->out.len + 11;            /* after "NVRM: Xid (" */
-	sbuf_printf(&s->out, "NVRM: Xid (PCI:0000:%02x:00): ", pci_bus[gpu]);
+	sbuf_printf(&s->out, "NVRM: Xid (PCI:0000:%02x:00): ", sim_pci_bus[gpu]);
 	end = s->out.len;                   /* just before the code */
 	cut = start + 1 + rng_below(&s->r_flt, (uint32_t)(end - start));
 	s->out.len = cut;

@@ -24,7 +24,8 @@
 #include <string.h>
 #include "sim_int.h"
 
-static const uint8_t pci_bus[SIM_GPN] = {0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb};
+const uint8_t sim_pci_bus[SIM_GPN] = {0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb};
+
 
 /* Counters in the order `grep -H` lists the sysfs files (alphabetical). */
 static const enum ib_counter ib_sorted[IBC_COUNT] = {
@@ -62,8 +63,8 @@ static void make_prefix(struct sim *s, int64_t gi)
 	}
 	memcpy(p, ", 00000000:", 11);
 	p += 11;
-	*p++ = HEX[pci_bus[idx] >> 4];
-	*p++ = HEX[pci_bus[idx] & 15];
+	*p++ = HEX[sim_pci_bus[idx] >> 4];
+	*p++ = HEX[sim_pci_bus[idx] & 15];
 	memcpy(p, ":00.0, ", 7);
 	p += 7;
 	*p = '\0';
