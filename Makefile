@@ -43,7 +43,7 @@ FUZZ_SRC  = $(wildcard tests/fuzz/fuzz_*.c)
 
 .PHONY: all deps demo check test unit bench fuzz install clean man-check
 
-all: $(B)/myriad $(B)/unit-tests
+all: $(B)/myriad $(B)/myriad-sim $(B)/unit-tests
 
 deps:
 	@sh tests/tools/deps.sh
@@ -59,10 +59,16 @@ $(B)/libmyriad.a: $(CORE_OBJ)
 $(B)/myriad: $(B)/src/main.o $(B)/libmyriad.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
 
+$(B)/myriad-sim: $(B)/src/sim/sim_main.o $(B)/libmyriad.a
+	$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
+
 $(B)/unit-tests: $(UNIT_OBJ) $(B)/libmyriad.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(B)/bench: $(BENCH_SRC:%.c=$(B)/%.o) $(B)/libmyriad.a
+	$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(B)/bench-ui: $(B)/tests/bench/ui/bench_ui.o $(B)/libmyriad.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
 
 demo: deps
@@ -80,8 +86,10 @@ check: deps
 	@SANITIZED=1 sh tests/run.sh build-san
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(B)/bench
+	@$(MAKE) --no-print-directory all $(B)/bench $(B)/bench-ui
 	./$(B)/bench
+	./$(B)/bench-ui
+	sh tests/bench/bench_ssh.sh $(B)
 
 FUZZ_SECONDS ?= 30
 FUZZ_LIB  = src/util.c src/event.c src/nodeset.c src/nodeset_parse.c $(wildcard src/probe/*.c)

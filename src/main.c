@@ -11,7 +11,12 @@
 #include "myriad.h"
 #include "snapshot.h"
 #include "probe/parse.h"
+#include "ssh/fanout.h"
+#include "store/store.h"
+#include "ssh/source_ssh.h"
+#include "tcl/tcl.h"
 #include "ui/summary.h"
+#include "ui/ui.h"
 
 static int cmd_parse(struct myriad *app, const struct cli_opts *o, int argc, char **argv);
 static int cmd_plugins(struct myriad *app, const struct cli_opts *o, int argc, char **argv);
@@ -20,14 +25,19 @@ static int cmd_plugins(struct myriad *app, const struct cli_opts *o, int argc, c
 static const struct cli_command commands[] = {
 	{"parse", "FORMAT [FILE]", "parse node/service output, print JSON lines", 0, cmd_parse},
 	{"plugins", "", "list source and backend classes", 0, cmd_plugins},
+	{"fanout", "-w NODESET [-f N] [-t S] [-b] -- CMD", "run a command on many nodes over SSH", 0, cmd_fanout},
+	{"replay", "FILE [--at WHEN] [--speed X] [--once --json]", "replay a recording (WHEN: +S, -S, ISO)", 0, store_cmd_replay},
+	{"log", "cut|export FILE ...", "cut an incident out of a recording, export one", 0, store_cmd_log},
+	{"run", "RUNBOOK.tcl [ARGS...]", "run a Tcl runbook with no terminal (myriad-tcl(7))", CMD_NEEDS_CLUSTER, tcl_cli_run},
 };
 
 static void usage(FILE *f)
 {
 	fputs("usage: myriad [-c CONFIG | --sim SPEC] [--read-only] [--dry-run] [--json] [--theme NAME]\n"
-	      "              [--record FILE] [--ticks T] [--once] [--detail] [COMMAND ...]\n"
+	      "              [--record FILE] [--ticks T] [--once] [--detail] [--plain] [COMMAND ...]\n"
 	      "  myriad                                 live view of the cluster (embedded simulator by default)\n"
-	      "  myriad --sim gpus=N,seed=S --ticks T --once --json [--detail]   headless snapshot\n",
+	      "  myriad --sim gpus=N,seed=S --ticks T --once --json [--detail]   headless snapshot\n"
+	      "  myriad [GLOBAL] [--ticks T] -e SCRIPT      evaluate Tcl with no terminal (myriad-tcl(7))\n",
 	      f);
 	for (unsigned i = 0; i < ARRAY_LEN(commands); i++)
 		fprintf(f, "  myriad %s %-*s %s\n", commands[i].name, (int)(31 - strlen(commands[i].name)),
@@ -53,7 +63,7 @@ static int parse_opts(int argc, char **argv, struct cli_opts *o)
 	static const struct { const char *name; size_t off; } flags[] = {
 		{"--read-only", offsetof(struct cli_opts, read_only)}, {"--dry-run", offsetof(struct cli_opts, dry_run)},
 		{"--json", offsetof(struct cli_opts, json)}, {"--once", offsetof(struct cli_opts, once)},
-		{"--detail", offsetof(struct cli_opts, detail)},
+		{"--detail", offsetof(struct cli_opts, detail)}, {"--plain", offsetof(struct cli_opts, plain)},
 	};
 	int i;
 
@@ -102,13 +112,19 @@ static int parse_opts(int argc, char **argv, struct cli_opts *o)
 
 static int start_sources(struct myriad *app, const struct cli_opts *o)
 {
-	char *err = NULL;
+	char *err = NULL, *config = NULL;
+	int ssh = 0, rc;
 
-	if (o->config) {
-		fprintf(stderr, "myriad: -c %s: configuration files are not supported by this build yet\n", o->config);
-		return 1;
+	store_record_start(app, o);   /* before any source: the inventory is recorded */
+	/* Tcl first (guards, -e/run); then -c FILE or the XDG configuration */
+	if ((rc = tcl_configure(app, o, &config, &err)) != 0 || (config && ssh_configure(app, config, &ssh, &err) < 0)) {
+		fprintf(stderr, "myriad: %s\n", err);   /* FILE:LINE: message */
+		free(err);
+		free(config);
+		return rc ? rc : 1;
 	}
-	if (app_add_source(app, "sim", o->sim ? o->sim : "", &err) < 0) {
+	free(config);
+	if (!ssh && !app->nsources && app_add_source(app, "sim", o->sim ? o->sim : "", &err) < 0) {
 		fprintf(stderr, "myriad: --sim: %s\n", err);
 		free(err);
 		return 1;
@@ -151,8 +167,19 @@ static void on_quit(void *ctx, int sig)
 	loop_stop(((struct myriad *)ctx)->loop, 0);
 }
 
+/* The full-screen console on a terminal; the plain summary for pipes, logs,
+ * TERM=dumb and --plain. */
+static int want_console(const struct cli_opts *o)
+{
+	const char *term = getenv("TERM");
+
+	return !o->plain && isatty(0) && isatty(1) && term && *term && strcmp(term, "dumb");
+}
+
 static int live(struct myriad *app, const struct cli_opts *o)
 {
+	if (want_console(o))
+		return console_run(app, o);
 	app->loop = loop_new();
 	loop_signal(app->loop, SIGINT, on_quit, app);
 	loop_signal(app->loop, SIGTERM, on_quit, app);
@@ -224,7 +251,8 @@ int main(int argc, char **argv)
 	if (o.nargs > 0)
 		rc = run_command(&app, &o);
 	else if ((rc = start_sources(&app, &o)) == 0)
-		rc = o.once ? headless(&app, &o) : live(&app, &o);
+		rc = o.eval ? tcl_run_batch(&app, &o, NULL, 0, NULL) : o.once ? headless(&app, &o) : live(&app, &o);
+	tcl_free(&app);
 	app_free(&app);
 	return rc;
 }

@@ -69,12 +69,14 @@ struct myriad {
 	void *recorder;               /* store: the SQLite recorder */
 	void *tcl;                    /* script: the Tcl interpreter */
 	void *console;                /* ui: the ncurses console */
+	void *actions;                /* action engine: guards, audit ids */
 };
 
 /* Global options of the command line (DESIGN.md section 9). */
 struct cli_opts {
 	const char *config, *sim, *theme, *record, *eval;
 	int read_only, dry_run, json, once, detail;
+	int plain;                    /* --plain: the text summary, not the console */
 	int64_t ticks;
 	int nargs;
 	char **args;                  /* the subcommand and its arguments */

@@ -21,6 +21,23 @@ const char *recorder_path(const struct myriad *app);            /* NULL if none 
 const char *recorder_status(const struct myriad *app);
 /* The default path: $XDG_STATE_HOME/myriad/<cluster>-<UTC time>.db (malloc'd). */
 char *recorder_default_path(void);
+/* The same for a given cluster name (recorder_default_path uses "myriad").
+ * recorder_open(app, NULL, ...) records to this path, named when the
+ * cluster announces itself (EV_TOPOLOGY). */
+char *recorder_default_path_for(const char *cluster);
+/* Retention of the recording being written: "full=SECONDS,step=TICKS,
+ * age=SECONDS,size=BYTES[K|M|G]" (any subset; see myriad-log(5)). The
+ * environment variable MYRIAD_LOG_RETENTION is read at recorder_open.
+ * 0, or -1 with *err. */
+int recorder_set_retention(struct myriad *app, const char *spec, char **err);
+/* Counts since recorder_open, for the header and the benchmark. */
+struct recorder_stats {
+	int64_t groups;               /* ticks committed */
+	int64_t lost;                 /* ticks that could not be written */
+	int64_t chunks, keyframes;
+	int64_t bytes;                /* size of the file, WAL included */
+};
+int recorder_get_stats(const struct myriad *app, struct recorder_stats *out);
 
 /* ---- replay ---- */
 struct replay_info {
@@ -37,11 +54,30 @@ int replay_step(struct myriad *app, int64_t ticks, char **err);    /* +/- ticks 
 int replay_seek_fault(struct myriad *app, int dir, char **err);    /* next (+1) / previous (-1) fault */
 void replay_play(struct myriad *app, double speed);                /* 0 pauses */
 int replay_get_info(const struct myriad *app, struct replay_info *out);   /* -1 if not replaying */
+/* While replaying, the console must not call app_tick(): the replay feeds
+ * the bus itself. replay_play installs a timer on app->loop when there is
+ * one; a console that drives its own timer calls replay_pump instead (it
+ * plays what is due at the current speed; nothing when paused). */
+void replay_pump(struct myriad *app);
+/* The recording's time of "+SECONDS" or an ISO time, as us. 0, or -1 with
+ * *err (also when it lies outside the recording). */
+int replay_parse_when(const struct myriad *app, const char *when, int64_t *t_us, char **err);
 
 /* ---- queries ---- */
 /* Runs a read-only SQL query on the current recording; rows via fn
  * (column names and values as text, NULL for SQL NULL). 0, or -1 with *err. */
 int store_query(struct myriad *app, const char *sql,
 		int (*fn)(void *ctx, int ncols, char **names, char **values), void *ctx, char **err);
+
+/* ---- the command line (main.c) ---- */
+/* Opens the recorder for start_sources(): to --record FILE, or for the live
+ * console (no --once, no subcommand) to the default path; `--record none`
+ * records nothing. A log that cannot be opened is reported on stderr and the
+ * run goes on without it. */
+void store_record_start(struct myriad *app, const struct cli_opts *o);
+/* myriad replay FILE [--at WHEN] [--speed X] [--once --json [--detail]] [--run RUNBOOK.tcl] */
+int store_cmd_replay(struct myriad *app, const struct cli_opts *o, int argc, char **argv);
+/* myriad log cut FILE --from T1 --to T2 -o OUT | log export FILE --format csv|jsonl|openmetrics */
+int store_cmd_log(struct myriad *app, const struct cli_opts *o, int argc, char **argv);
 
 #endif

@@ -2,15 +2,32 @@
  * ui.h - what the rest of myriad may ask of the console: bind keys, switch
  * panels and themes, show a message, ask for confirmation. In batch mode
  * (no console) each returns -1 with "not available without the console".
+ *
+ * Key tables: "global" (also "root" or NULL), and one per panel:
+ * "utilization", "topology", "power", "faults", "jobs", "node", "log". The
+ * panel's table is looked up first, then "global". A binding's script whose
+ * first word is a built-in action runs in C without Tcl; anything else is
+ * evaluated as Tcl. Built-in actions (`?` lists them with their keys):
+ *   panel NAME, panel-next, panel-prev, help, filter, command-prompt, quit,
+ *   redraw, theme-next, cursor-up/-down/-left/-right, page-up, page-down,
+ *   top, bottom, select, back, drain, reroute, checkpoint, ack,
+ *   replay-step ±N, replay-seek ±SECONDS, replay-fault ±1, replay-play,
+ *   replay-speed faster|slower, and panel actions: metric-next, metric-prev,
+ *   zoom, sort-next, sort-reverse, show-closed, group-bursts, unacked-only,
+ *   faulted-only, node-next, node-prev, follow.
+ * Key names: q, ?, C-x, Enter, Tab, BTab, Escape, BSpace, Space, Up, Down,
+ * Left, Right, PPage, NPage, Home, End, IC, DC, F1..F12.
  */
 #ifndef MYRIAD_UI_H
 #define MYRIAD_UI_H
 
 #include "../myriad.h"
 
-/* Runs the full-screen console until the operator quits. Returns exit status. */
+/* Runs the full-screen console until the operator quits. Returns exit status.
+ * With o->ticks >= 0 it quits by itself after that many ticks. */
 int console_run(struct myriad *app, const struct cli_opts *o);
 
+/* Binds key in table to script ("" or NULL unbinds). */
 int ui_bind(struct myriad *app, const char *table, const char *key, const char *script, char **err);
 int ui_panel(struct myriad *app, const char *name, char **err);
 int ui_theme(struct myriad *app, const char *name, char **err);
@@ -18,5 +35,15 @@ int ui_message(struct myriad *app, const char *text);
 /* Asks the operator; calls done(ctx, 1) on yes, done(ctx, 0) on no. Never
  * blocks the loop. -1 with *err when there is no console. */
 int ui_confirm(struct myriad *app, const char *text, void (*done)(void *ctx, int yes), void *ctx, char **err);
+
+/* Runs a built-in action by name (`ui action cursor-down`). */
+int ui_action(struct myriad *app, const char *name, char **err);
+/* Appends text (one log line per line) to the log panel: command output,
+ * runbook progress. kind is a short tag ("out", "runbook"). -1 without the
+ * console. */
+int ui_log(struct myriad *app, const char *kind, const char *text);
+/* The theme to use when neither --theme nor MYRIAD_THEME names one: the
+ * configuration's `theme NAME` may call this before the console starts. */
+void ui_default_theme(const char *name);
 
 #endif

@@ -1,0 +1,621 @@
+/*
+ * utilization.c - every GPU of the cluster as a coloured cell.
+ *
+ * GPU view: a half-block cell (U+2580, foreground = upper GPU, background =
+ * lower GPU) holds two GPUs, so a node of 8 GPUs is one column of 4 cells and
+ * a scalable unit of 32 nodes a block of 32x4; 10,240 GPUs fit in 160x32
+ * cells plus labels. Node view (when the GPUs do not fit, or `z`): one half
+ * cell per node, two SUs per text row. Colour follows the metric (util,
+ * temperature, power, memory; `m` cycles); faulted, drained, stale, down and
+ * silent GPUs have colours of their own. Without colours (mono, NO_COLOR,
+ * ASCII) a cell is a glyph: X fault, # down, D drained, ? stale, and a bar of
+ * eighths for the metric.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include "ui/ui_int.h"
+
+enum { M_UTIL, M_TEMP, M_POWER, M_MEM, M_COUNT };
+static const char *const metric_names[M_COUNT] = {"utilization %", "temperature C", "power / limit", "memory used"};
+static const char *const metric_range[M_COUNT][2] = {{"0", "100%"}, {"30", "90 C"}, {"0", "100%"}, {"0", "100%"}};
+
+struct util {
+	struct console *c;
+	int metric, zoom;          /* zoom: 0 auto, 1 GPUs, 2 nodes */
+	int32_t cursor;
+	char filter[128];
+	uint8_t *match;            /* per node: matches the filter */
+	int gpu_view, per_row, band_h, top_band, bands, grid_w, rows_per_node;
+	int16_t *nx, *ny;          /* per node: column, first row (half rows in node view) */
+	int32_t nalloc;
+};
+
+static void *util_init(struct console *c)
+{
+	struct util *u = xcalloc(1, sizeof *u);
+
+	u->c = c;
+	return u;
+}
+
+static void util_free(void *st)
+{
+	struct util *u = st;
+
+	free(u->match);
+	free(u->nx);
+	free(u->ny);
+	free(u);
+}
+
+static int npsu(const struct model *m)
+{
+	return m->topo.nodes_per_su > 0 ? m->topo.nodes_per_su : 32;
+}
+
+/* Metric level 0..7 of GPU g, or -1 if unknown. */
+static int level(const struct model *m, int metric, int32_t g)
+{
+	int32_t v, lim;
+	double f;
+
+	switch (metric) {
+	case M_TEMP:
+		v = m->met[MET_TEMP][g];
+		f = (v - 30) / 60.0;
+		break;
+	case M_POWER:
+		v = m->met[MET_POWER][g];
+		lim = m->met[MET_POWER_LIMIT][g];
+		f = v / (double)(lim > 0 && lim != MET_UNKNOWN ? lim : 70000);
+		break;
+	case M_MEM:
+		v = m->met[MET_MEM_USED][g];
+		lim = m->met[MET_MEM_TOTAL][g];
+		f = lim > 0 && lim != MET_UNKNOWN ? v / (double)lim : 0;
+		break;
+	default:
+		v = m->met[MET_UTIL][g];
+		f = v / 100.0;
+	}
+	if (v == MET_UNKNOWN)
+		return -1;
+	return (int)(MAX(0.0, MIN(0.999, f)) * HEAT_LEVELS);
+}
+
+static int state_role(int s)
+{
+	switch (s) {
+	case GS_FAULT: return R_GPU_FAULT;
+	case GS_DRAIN: return R_GPU_DRAIN;
+	case GS_STALE: return R_GPU_STALE;
+	case GS_DOWN: return R_GPU_DOWN;
+	default: return R_GPU_NONE;
+	}
+}
+
+/* Severity order of states for "worst of". */
+static int rank(int s)
+{
+	static const int r[] = {[GS_OK] = 0, [GS_NONE] = 1, [GS_STALE] = 2, [GS_DRAIN] = 3, [GS_DOWN] = 4,
+				[GS_FAULT] = 5};
+	return r[s];
+}
+
+static uint32_t glyph_of(int state, int lvl)
+{
+	static const uint32_t eighths[8] = {0x2581, 0x2582, 0x2583, 0x2584, 0x2585, 0x2586, 0x2587, 0x2588};
+	static const char ascii[] = "_.-~=+*@";
+
+	switch (state) {
+	case GS_FAULT: return 'X';
+	case GS_DOWN: return '#';
+	case GS_DRAIN: return 'D';
+	case GS_STALE: return '?';
+	case GS_NONE: return text_utf8 ? 0xb7 : '.';
+	default: return text_utf8 ? eighths[lvl] : (uint32_t)ascii[lvl];
+	}
+}
+
+/* ---- filter ---- */
+
+static int has(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return 1;
+	return 0;
+}
+
+static void compute_match(struct util *u)
+{
+	const struct model *m = &u->c->app->model;
+
+	free(u->match);
+	u->match = NULL;
+	if (!u->filter[0])
+		return;
+	u->match = xcalloc((size_t)m->nnodes + 1, 1);
+	for (int32_t i = 0; i < m->nnodes; i++)
+		u->match[i] = has(m->nodes[i].name, u->filter) || has(m->nodes[i].reason, u->filter);
+	for (int32_t j = 0; j < m->njobs; j++) {
+		const struct job *jb = &m->jobs[j];
+		char id[16];
+
+		if (!jb->id)
+			continue;
+		snprintf(id, sizeof id, "%u", jb->id);
+		if (!strcmp(id, u->filter) || has(jb->user, u->filter) || has(jb->name, u->filter))
+			for (int32_t k = 0; k < jb->nnodes; k++)
+				u->match[jb->node_idx[k]] = 1;
+	}
+}
+
+static void util_filter(void *st, const char *text)
+{
+	struct util *u = st;
+
+	snprintf(u->filter, sizeof u->filter, "%s", text);
+}
+
+/* ---- layout ---- */
+
+static void layout(struct util *u, const struct model *m, int w, int h)
+{
+	int n = npsu(m), sus = (m->nnodes + n - 1) / n, gpn = MAX(m->gpus_per_node, 1);
+
+	u->rows_per_node = (gpn + 1) / 2;
+	u->gpu_view = 1;
+	u->grid_w = w;
+	u->per_row = MAX(1, (w + 2) / (n + 2));
+	u->band_h = u->rows_per_node + 1;
+	u->bands = (sus + u->per_row - 1) / u->per_row;
+	if (u->zoom == 2 || (u->zoom == 0 && u->bands * u->band_h > h)) {
+		u->gpu_view = 0;
+		u->per_row = MAX(1, (w + 1) / (n + 6));
+		u->band_h = 1;
+		u->bands = ((sus + 1) / 2 + u->per_row - 1) / u->per_row;
+	}
+	if (u->nalloc != m->nnodes) {
+		u->nx = xrealloc(u->nx, sizeof *u->nx * (size_t)(m->nnodes + 1));
+		u->ny = xrealloc(u->ny, sizeof *u->ny * (size_t)(m->nnodes + 1));
+		u->nalloc = m->nnodes;
+	}
+	for (int32_t i = 0; i < m->nnodes; i++) {
+		int su = i / n, p = i % n;
+
+		if (u->gpu_view) {
+			u->nx[i] = (int16_t)((su % u->per_row) * (n + 2) + p);
+			u->ny[i] = (int16_t)((su / u->per_row) * u->band_h);
+		} else {
+			int pair = su / 2;
+
+			u->nx[i] = (int16_t)((pair % u->per_row) * (n + 6) + 5 + p);
+			u->ny[i] = (int16_t)((pair / u->per_row) * 2 + su % 2);   /* half rows */
+		}
+	}
+}
+
+/* ---- drawing ---- */
+
+static int gpu_role(struct util *u, const uint8_t *gs, int32_t node, int32_t g, int *lvl)
+{
+	const struct model *m = &u->c->app->model;
+	int s = gs[g];
+
+	*lvl = s == GS_OK ? level(m, u->metric, g) : -1;
+	if (s == GS_OK && *lvl < 0)
+		s = GS_NONE;
+	if (u->match && !u->match[node])
+		return R_GPU_DIMMED;
+	return s == GS_OK ? R_HEAT0 + *lvl : state_role(s);
+}
+
+static void draw_gpu_view(struct util *u, const struct view *v, int y0, int rows)
+{
+	const struct model *m = &u->c->app->model;
+	const uint8_t *gs = gpu_states(u->c);
+	int n = npsu(m), gpn = m->gpus_per_node, colour = u->c->theme.colour && text_utf8;
+
+	for (int32_t i = 0; i < m->nnodes; i++) {
+		int band = u->ny[i] / u->band_h, y = y0 + (band - u->top_band) * u->band_h;
+
+		if (band < u->top_band || y + u->band_h > y0 + rows)
+			continue;
+		if (i % n == 0)   /* the label moves right when the cursor marker needs its place */
+			view_textf(v, u->nx[i] + (u->cursor - i >= 0 && u->cursor - i < 5 ? 6 : 0), y, n,
+				   i / n == u->cursor / n ? R_CURSOR : R_LABEL, "SU%02d", i / n + 1);
+		if (i == u->cursor)
+			view_cell(v, u->nx[i], y, text_utf8 ? 0x25bc : 'v', R_CURSOR, 0);
+		for (int r = 0; r < u->rows_per_node; r++) {
+			int32_t g0 = model_gpu(m, i, 2 * r), l0, l1;
+			int top = gpu_role(u, gs, i, g0, &l0), bot = 2 * r + 1 < gpn ? gpu_role(u, gs, i, g0 + 1, &l1) : 0;
+
+			if (colour) {
+				view_cell(v, u->nx[i], y + 1 + r, 0x2580, top, bot);
+			} else {
+				int s0 = gs[g0], s1 = bot ? gs[g0 + 1] : GS_OK, s = rank(s0) >= rank(s1) ? s0 : s1;
+				int lv = MAX(l0, bot ? l1 : 0);
+
+				view_cell(v, u->nx[i], y + 1 + r, glyph_of(s, MAX(lv, 0)),
+					  s == GS_OK ? R_HEAT0 + MAX(lv, 0) : state_role(s), 0);
+			}
+		}
+	}
+}
+
+/* Worst state and mean level of a node's GPUs. */
+static int node_cell(struct util *u, const uint8_t *gs, int32_t i, int *lvl)
+{
+	const struct model *m = &u->c->app->model;
+	int worst = GS_OK, sum = 0, k = 0;
+
+	for (int32_t g = 0; g < m->gpus_per_node; g++) {
+		int32_t gi = model_gpu(m, i, g);
+		int l = gs[gi] == GS_OK ? level(m, u->metric, gi) : -1;
+
+		if (rank(gs[gi]) > rank(worst))
+			worst = gs[gi];
+		if (l >= 0)
+			sum += l, k++;
+	}
+	*lvl = k ? sum / k : 0;
+	if (worst == GS_OK && !k)
+		worst = GS_NONE;
+	return worst;
+}
+
+static void draw_node_view(struct util *u, const struct view *v, int y0, int rows)
+{
+	const struct model *m = &u->c->app->model;
+	const uint8_t *gs = gpu_states(u->c);
+	int n = npsu(m), colour = u->c->theme.colour && text_utf8;
+
+	for (int32_t i = 0; i < m->nnodes; i += 2 * n)   /* labels: one per SU pair */
+		if (u->ny[i] / 2 >= u->top_band && u->ny[i] / 2 - u->top_band < rows)
+			view_textf(v, u->nx[i] - 5, y0 + u->ny[i] / 2 - u->top_band, 5, R_LABEL, "%02d/%02d", i / n + 1,
+				   i / n + 2);
+	for (int32_t i = 0; i < m->nnodes; i++) {
+		int y = y0 + u->ny[i] / 2 - u->top_band, lvl, s = node_cell(u, gs, i, &lvl);
+		int role = u->match && !u->match[i] ? R_GPU_DIMMED : s == GS_OK ? R_HEAT0 + lvl : state_role(s);
+		int32_t other = u->ny[i] % 2 ? i - n : i + n;
+		int orole = 0, olvl = 0, os = GS_OK;
+
+		if (y < y0 || y >= y0 + rows || (u->ny[i] % 2 && colour))
+			continue;   /* a lower half is drawn with its upper half */
+		if (i == u->cursor)
+			role = R_CURSOR;
+		if (other >= 0 && other < m->nnodes && u->ny[other] / 2 == u->ny[i] / 2) {
+			os = node_cell(u, gs, other, &olvl);
+			orole = u->match && !u->match[other] ? R_GPU_DIMMED : os == GS_OK ? R_HEAT0 + olvl : state_role(os);
+			if (other == u->cursor)
+				orole = R_CURSOR;
+		}
+		if (colour) {
+			view_cell(v, u->nx[i], y, 0x2580, role, orole);
+		} else if (!(u->ny[i] % 2) || other < 0) {
+			int ws = rank(s) >= rank(os) ? s : os;
+
+			view_cell(v, u->nx[i], y, glyph_of(ws, MAX(lvl, olvl)),
+				  i == u->cursor || other == u->cursor ? R_CURSOR
+				  : ws == GS_OK ? R_HEAT0 + MAX(lvl, olvl) : state_role(ws), 0);
+		}
+	}
+}
+
+/* A legend swatch: the cell as the grid draws it, then a label. */
+static int swatch(struct util *u, const struct view *v, int x, int y, int role, int state, int lvl, const char *label)
+{
+	int colour = u->c->theme.colour && text_utf8;
+
+	view_cell(v, x, y, colour ? 0x2588 : glyph_of(state, lvl), role, 0);
+	return 2 + view_text(v, x + 2, y, -1, R_NORMAL, label);
+}
+
+struct counts {
+	int32_t st[GS_DOWN + 1], busy, known;
+	double util, temp, watts;
+};
+
+static void count(struct util *u, struct counts *k)
+{
+	const struct model *m = &u->c->app->model;
+	const uint8_t *gs = gpu_states(u->c);
+
+	memset(k, 0, sizeof *k);
+	for (int32_t g = 0; g < m->ngpus; g++) {
+		k->st[gs[g]]++;
+		if (m->met[MET_UTIL][g] == MET_UNKNOWN)
+			continue;
+		k->known++;
+		k->util += m->met[MET_UTIL][g];
+		k->busy += m->gpu_job[g] >= 0;
+		if (m->met[MET_TEMP][g] != MET_UNKNOWN)
+			k->temp += m->met[MET_TEMP][g];
+		if (m->met[MET_POWER][g] != MET_UNKNOWN)
+			k->watts += m->met[MET_POWER][g] / 100.0;
+	}
+}
+
+/* The legend as a column (sidebar) or, when w is small, as one line. */
+static int legend(struct util *u, const struct view *v, int x, int y, int w, const struct counts *k)
+{
+	static const struct { int state; int role; const char *name; } st[] = {
+		{GS_FAULT, R_GPU_FAULT, "fault"}, {GS_DRAIN, R_GPU_DRAIN, "drained"}, {GS_STALE, R_GPU_STALE, "stale"},
+		{GS_DOWN, R_GPU_DOWN, "down"}, {GS_NONE, R_GPU_NONE, "no data"},
+	};
+	char buf[64];
+	if (w < 24) {   /* one line */
+		x += view_textf(v, x, y, -1, R_LABEL, "%s %s", metric_names[u->metric], metric_range[u->metric][0]);
+		for (int l = 0; l < HEAT_LEVELS; l++)
+			view_cell(v, ++x, y, u->c->theme.colour && text_utf8 ? 0x2588 : glyph_of(GS_OK, l), R_HEAT0 + l, 0);
+		x += 1 + view_textf(v, x + 1, y, -1, R_LABEL, "%s", metric_range[u->metric][1]) + 2;
+		for (unsigned i = 0; i < ARRAY_LEN(st); i++) {
+			snprintf(buf, sizeof buf, "%s %d", st[i].name, k->st[st[i].state]);
+			x += swatch(u, v, x, y, st[i].role, st[i].state, 0, buf) + 2;
+		}
+		return y + 1;
+	}
+	view_text(v, x, y++, w, R_COLHEAD, metric_names[u->metric]);
+	for (int l = 0; l < HEAT_LEVELS; l++) {
+		snprintf(buf, sizeof buf, "%3d-%d%%", l * 100 / HEAT_LEVELS, (l + 1) * 100 / HEAT_LEVELS);
+		swatch(u, v, x + (l % 2) * (w / 2), y + l / 2, R_HEAT0 + l, GS_OK, l, u->metric == M_TEMP ? "" : buf);
+	}
+	if (u->metric == M_TEMP)
+		view_textf(v, x + 4, y + 1, w - 4, R_LABEL, "30 C ... 90 C");
+	y += HEAT_LEVELS / 2 + 1;
+	view_text(v, x, y++, w, R_COLHEAD, "GPUs by state");
+	for (unsigned i = 0; i < ARRAY_LEN(st); i++) {
+		swatch(u, v, x, y, st[i].role, st[i].state, 0, st[i].name);
+		fmt_count(k->st[st[i].state], buf, sizeof buf);
+		view_field(v, x + 12, y++, w - 13, 1, k->st[st[i].state] && i < 2 ? R_WARN : R_NORMAL, buf);
+	}
+	y++;
+	view_text(v, x, y++, w, R_COLHEAD, "cluster");
+	fmt_count(k->known, buf, sizeof buf);
+	view_textf(v, x, y++, w, R_NORMAL, "GPUs reporting %s", buf);
+	if (k->known) {
+		view_textf(v, x, y++, w, R_NORMAL, "busy %d%%  util %.0f%%", (int)(100.0 * k->busy / k->known),
+			   k->util / k->known);
+		view_textf(v, x, y++, w, R_NORMAL, "mean %.0f C  %.2f MW", k->temp / k->known, k->watts / 1e6);
+	}
+	y++;
+	view_text(v, x, y++, w, R_DIM, u->gpu_view ? "cell: 2 GPUs, column: node" : "cell: 2 nodes (SU pair)");
+	view_text(v, x, y++, w, R_DIM, "blocks: scalable units");
+	return y;
+}
+
+/* The node under the cursor: state, jobs, its GPUs. */
+static void cursor_info(struct util *u, const struct view *v, int y, int h)
+{
+	const struct model *m = &u->c->app->model;
+	const struct node *n = &m->nodes[u->cursor];
+	static const struct { int met; const char *name; int div; const char *unit; } rows[] = {
+		{MET_UTIL, "util", 1, "%"}, {MET_TEMP, "temp", 1, "C"}, {MET_POWER, "power", 100, "W"},
+		{MET_MEM_USED, "mem", 1024, "G"}, {MET_SM_CLOCK, "sm", 1, ""},
+	};
+	char st[64], age[32], buf[64];
+	int x, yend = y + h;
+
+	if (y >= yend)
+		return;
+	fmt_duration(n->last_sample ? m->time - n->last_sample : 0, age, sizeof age);
+	x = view_text(v, 0, y, -1, R_TITLE, n->name);
+	x += 2 + view_textf(v, x + 2, y, -1, R_NORMAL, "SU%02d rack %d", n->su + 1, n->rack + 1);
+	x += 2 + view_text(v, x + 2, y, -1, node_is_drained(n) || node_down(n) ? R_WARN : R_GOOD,
+			   node_state_text(n, st, sizeof st));
+	x += 2 + view_textf(v, x + 2, y, -1, node_stale(u->c, n) ? R_WARN : R_DIM, n->last_sample ? "data %s old"
+			    : "no data yet", age);
+	if (n->open_faults)
+		view_textf(v, x + 4, y, -1, R_ERR, "%u open fault%s", n->open_faults, n->open_faults > 1 ? "s" : "");
+	y++;
+	if (n->reason[0] && y < yend)
+		view_textf(v, 2, y++, -1, R_WARN, "reason: %s%s%s", n->reason, n->reason_who[0] ? "  by " : "",
+			   n->reason_who);
+	x = 2;
+	for (int32_t g = 0; g < m->gpus_per_node && y < yend; g++) {
+		int32_t j = m->gpu_job[model_gpu(m, u->cursor, g)];
+
+		if (j < 0 || (g > 0 && m->gpu_job[model_gpu(m, u->cursor, g - 1)] == j))
+			continue;
+		x += 3 + view_textf(v, x, y, v->w - x, R_NORMAL, "job %u %s '%s' (%d nodes)", m->jobs[j].id,
+				    m->jobs[j].user, m->jobs[j].name, m->jobs[j].nnodes);
+	}
+	if (x > 2)
+		y++;
+	if (y >= yend)
+		return;
+	view_text(v, 2, y, -1, R_COLHEAD, "GPU  ");
+	for (int32_t g = 0; g < m->gpus_per_node; g++)
+		view_textf(v, 8 + g * 7, y, 7, R_COLHEAD, "%6d ", g);
+	y++;
+	for (unsigned r = 0; r < ARRAY_LEN(rows) && y < yend; r++, y++) {
+		view_text(v, 2, y, -1, R_LABEL, rows[r].name);
+		for (int32_t g = 0; g < m->gpus_per_node; g++) {
+			int32_t val = m->met[rows[r].met][model_gpu(m, u->cursor, g)];
+
+			if (val == MET_UNKNOWN)
+				snprintf(buf, sizeof buf, "-");
+			else
+				snprintf(buf, sizeof buf, "%d%s", val / rows[r].div, rows[r].unit);
+			view_field(v, 8 + g * 7, y, 6, 1, R_NORMAL, buf);
+		}
+	}
+}
+
+/* Scrolls so that the cursor's band is visible in rows. */
+static void follow_cursor(struct util *u, int rows)
+{
+	int cb = u->gpu_view ? u->ny[u->cursor] / u->band_h : u->ny[u->cursor] / 2;
+	int vis = MAX(1, rows / u->band_h);
+
+	if (cb < u->top_band)
+		u->top_band = cb;
+	if (cb >= u->top_band + vis)
+		u->top_band = cb - vis + 1;
+	u->top_band = MAX(0, MIN(u->top_band, u->bands - vis));
+}
+
+/* The newest open faults of the cluster, in the rows left at the bottom. */
+static void recent_faults(struct util *u, const struct view *v, int y, int h)
+{
+	const struct model *m = &u->c->app->model;
+	int shown = 0;
+	char t[16], where[80];
+
+	if (h < 3)
+		return;
+	view_text(v, 0, y++, -1, R_COLHEAD, "newest open faults");
+	for (int32_t i = m->nfaults - 1; i >= 0 && shown < h - 1; i--) {
+		const struct fault *f = &m->faults[i];
+
+		if (f->close_time)
+			continue;
+		fmt_clock(f->time, t, sizeof t);
+		if (f->node >= 0 && f->gpu >= 0)
+			snprintf(where, sizeof where, f->kind == FK_IB ? "%s r%d" : "%s:%d", m->nodes[f->node].name, f->gpu);
+		else
+			snprintf(where, sizeof where, "%s", f->node >= 0 ? m->nodes[f->node].name : "facility");
+		view_text(v, 2, y, 8, R_DIM, t);
+		view_field(v, 11, y, 10, 0, R_NORMAL, where);
+		view_field(v, 22, y, 9, 0, f->ack_time ? R_ACKED : severity_role(f->severity), severity_name(f->severity));
+		view_text(v, 32, y++, -1, f->ack_time ? R_ACKED : R_NORMAL, f->text);
+		shown++;
+	}
+	if (!shown)
+		view_text(v, 2, y, -1, R_DIM, "none");
+}
+
+static void util_draw(void *st, const struct view *v)
+{
+	struct util *u = st;
+	const struct model *m = &u->c->app->model;
+	struct counts k;
+	int side = v->w >= 110 ? 26 : 0, gy = 1, rows, y;
+	char detail[320];
+
+	if (!m->nnodes) {
+		view_text(v, 0, 0, -1, R_DIM, "no nodes yet");
+		return;
+	}
+	u->cursor = MAX(0, MIN(u->cursor, m->nnodes - 1));
+	compute_match(u);
+	count(u, &k);
+	/* the grid gets what the title, the legend line and 6 info rows leave */
+	layout(u, m, side ? v->w - side - 2 : v->w, v->h - gy - (side ? 0 : 1) - 7);
+	rows = MAX(1, MIN(u->bands * u->band_h, v->h - gy - (side ? 0 : 1) - 7));
+	snprintf(detail, sizeof detail, "colour: %s (m)   %s (z)%s%s", metric_names[u->metric],
+		 u->gpu_view ? "a cell = 2 GPUs, a column = a node" : "a cell = a node, 2 SUs per row",
+		 u->filter[0] ? "   filter: " : "", u->filter);
+	draw_title(v, "Utilization", detail);
+	follow_cursor(u, rows);
+	if (u->gpu_view)
+		draw_gpu_view(u, v, gy, rows);
+	else
+		draw_node_view(u, v, gy, rows);
+	y = gy + rows + 1;
+	if (side) {
+		struct view sv = view_sub(v, v->w - side, gy, side, v->h - gy);
+
+		legend(u, &sv, 0, 0, side, &k);
+	} else {
+		y = legend(u, v, 0, y - 1, 0, &k) + 1;
+	}
+	cursor_info(u, v, y, MIN(v->h - y, 9));
+	if (v->h - y > 11)
+		recent_faults(u, v, y + 10, v->h - y - 10);
+}
+
+/* ---- keys, clicks, targets ---- */
+
+/* The nearest node in the same column above (dir -1) or below (dir +1). */
+static int32_t vertical(struct util *u, const struct model *m, int dir)
+{
+	int32_t best = -1;
+	int cx = u->nx[u->cursor], cy = u->ny[u->cursor];
+
+	for (int32_t i = 0; i < m->nnodes; i++) {
+		if (u->nx[i] != cx || (dir > 0 ? u->ny[i] <= cy : u->ny[i] >= cy))
+			continue;
+		if (best < 0 || (dir > 0 ? u->ny[i] < u->ny[best] : u->ny[i] > u->ny[best]))
+			best = i;
+	}
+	return best;
+}
+
+static int util_key(void *st, enum panel_action a)
+{
+	struct util *u = st;
+	const struct model *m = &u->c->app->model;
+	int32_t next = u->cursor;
+
+	if (!m->nnodes)
+		return 0;
+	switch (a) {
+	case PA_LEFT: next--; break;
+	case PA_RIGHT: next++; break;
+	case PA_UP: case PA_DOWN:
+		if (!u->nx || u->nalloc != m->nnodes)   /* not laid out yet: by SU */
+			next += a == PA_UP ? -npsu(m) : npsu(m);
+		else if ((next = vertical(u, m, a == PA_UP ? -1 : 1)) < 0)
+			next = u->cursor;
+		break;
+	case PA_PGUP: next -= npsu(m); break;
+	case PA_PGDN: next += npsu(m); break;
+	case PA_TOP: next = 0; break;
+	case PA_BOTTOM: next = m->nnodes - 1; break;
+	case PA_SELECT: console_show_node(u->c, u->cursor); return 1;
+	case PA_METRIC_NEXT: u->metric = (u->metric + 1) % M_COUNT; return 1;
+	case PA_METRIC_PREV: u->metric = (u->metric + M_COUNT - 1) % M_COUNT; return 1;
+	case PA_ZOOM: u->zoom = (u->zoom + 1) % 3; return 1;
+	default: return 0;
+	}
+	u->cursor = MAX(0, MIN(next, m->nnodes - 1));
+	u->c->node_sel = u->cursor;
+	return 1;
+}
+
+static void util_click(void *st, int x, int y)
+{
+	struct util *u = st;
+	const struct model *m = &u->c->app->model;
+
+	for (int32_t i = 0; u->nx && i < m->nnodes; i++) {
+		int top = u->gpu_view ? 1 + (u->ny[i] / u->band_h - u->top_band) * u->band_h + 1
+				      : 1 + u->ny[i] / 2 - u->top_band;
+		int bottom = u->gpu_view ? top + u->rows_per_node - 1 : top;
+
+		if (u->nx[i] == x && y >= top && y <= bottom) {
+			u->cursor = i;
+			u->c->node_sel = i;
+			return;
+		}
+	}
+}
+
+static int util_target(void *st, struct target *t)
+{
+	struct util *u = st;
+
+	if (!u->c->app->model.nnodes)
+		return 0;
+	t->node = u->cursor;
+	return 1;
+}
+
+const struct panel_ops panel_utilization = {
+	.name = "utilization",
+	.title = "Utilization",
+	.short_title = "Util",
+	.help = "every GPU as a cell, coloured by a metric; cursor over nodes",
+	.init = util_init,
+	.free = util_free,
+	.draw = util_draw,
+	.key = util_key,
+	.filter = util_filter,
+	.target = util_target,
+	.click = util_click,
+};

@@ -1,0 +1,82 @@
+/*
+ * serve_int.h - state of `myriad-sim serve`, shared by serve.c (listening,
+ * sessions, keys, the configuration file) and serve_cmd.c (what a channel's
+ * command does, and routing the simulator's text to channels).
+ */
+#ifndef MYRIAD_SIM_SERVE_INT_H
+#define MYRIAD_SIM_SERVE_INT_H
+
+#include <libssh/libssh.h>
+#include <libssh/callbacks.h>
+#include <libssh/server.h>
+#include "serve.h"
+#include "sim.h"
+#include "../loop.h"
+#include "../util.h"
+
+#define NODE_HEAD (-2)             /* login "head01": the Slurm head node */
+#define NODE_BMS (-3)              /* login "bms01": the facility meter */
+#define OUT_MAX ((size_t)8 << 20)  /* pending output per channel before we drop */
+
+enum chan_kind { CK_NONE, CK_NVSMI, CK_KMSG, CK_IB, CK_ONESHOT, CK_SLEEP };
+
+struct schan {
+	struct sess *sess;
+	struct schan *next;          /* in the session */
+	struct schan *sub_next;      /* in the node's subscriber list */
+	ssh_channel ch;
+	struct ssh_channel_callbacks_struct cb;
+	int kind;                    /* enum chan_kind */
+	char *cmd;                   /* exec request not yet handled */
+	struct sbuf out;
+	size_t off;
+	int status;                  /* exit status once output is sent */
+	int finishing, closed, dead;
+	int64_t wake;                /* CK_SLEEP: mono us */
+};
+
+struct sess {
+	struct srv *srv;
+	struct sess *next;
+	ssh_session s;
+	ssh_event ev;
+	struct ssh_server_callbacks_struct cb;
+	int fd, watched;
+	int node;                    /* node index, NODE_HEAD, NODE_BMS, or -1 before auth */
+	int kex_done, dead;
+	int64_t deadline;            /* until authenticated */
+	struct schan *chans;
+};
+
+struct srv {
+	struct sim *sim;
+	const struct serve_opts *o;
+	struct loop *loop;
+	ssh_bind bind;
+	int bind_fd;
+	ssh_key client;              /* the one public key accepted */
+	struct sess *sessions;
+	int nsessions;
+	struct schan **subs;         /* nodes x 3 (nvsmi, kmsg, ib) lists */
+	struct sbuf *last_nvsmi;     /* per node: the latest second of nvidia-smi */
+	struct sbuf docs[3];         /* sinfo, squeue, facility */
+	int32_t nodes;
+	int name_width;
+	int64_t accepted, commands, dropped;
+};
+
+/* serve.c */
+void srv_on_bind(void *ctx, int fd, int events);      /* accept what is waiting */
+void srv_on_step(void *ctx, int64_t id);             /* one simulated second */
+void srv_on_housekeeping(void *ctx, int64_t id);     /* timeouts, sleeps */
+void srv_free_sessions(struct srv *srv);
+
+/* serve_cmd.c */
+int srv_node_of(const struct srv *srv, const char *user);
+void srv_node_name(const struct srv *srv, int node, char *out, size_t cap);
+void chan_start(struct schan *c);                 /* handle the exec request */
+void srv_sim_text(void *ctx, enum sim_stream s, int32_t node, const char *buf, size_t n);
+void chan_unsubscribe(struct schan *c);
+void chan_queue(struct schan *c, const char *buf, size_t n);
+
+#endif

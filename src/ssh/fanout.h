@@ -1,0 +1,55 @@
+/*
+ * fanout.h - run one command on many nodes over the session pool:
+ *
+ *   myriad [-c FILE] fanout -w NODESET [-f FANOUT] [-t TIMEOUT] [-b] -- COMMAND...
+ *
+ * Output is printed as it arrives, each line prefixed by the node's name, or
+ * with -b gathered as ClusterShell does: identical outputs folded under one
+ * nodeset. A summary on stderr names the nodes that failed, timed out or
+ * could not be reached. Exit status: 0 every node ran the command and it
+ * exited 0; 1 some command exited non-zero (or was killed); 2 some node
+ * could not be reached, refused us, or timed out.
+ *
+ * COMMAND: one word is a shell command line passed as it is ("uname -r |
+ * cut -d. -f1"); several words are an argument vector, each word quoted for
+ * the remote shell (quote.h). Nodes outside the inventory are reached with
+ * the operator's ~/.ssh/config and defaults, as OpenSSH would.
+ */
+#ifndef MYRIAD_SSH_FANOUT_H
+#define MYRIAD_SSH_FANOUT_H
+
+#include "../myriad.h"
+
+struct fanout_opts {
+	int fanout;          /* nodes connecting or running at once; 0: 256 */
+	double timeout_s;    /* per node, to connect and to run; 0: none (connect timeout still applies) */
+	int gather;          /* -b: keep output for gathering instead of printing lines */
+	/* without gather: called for each complete line (n excludes the newline) */
+	void (*line)(void *ctx, const char *node, const char *buf, size_t n, int is_stderr);
+	void *ctx;
+};
+
+struct fanout_result {
+	char *name;
+	int status;          /* exit status 0-255, or -1 */
+	int conn;            /* enum conn_state: CONN_UP if the command ran */
+	char *why;           /* why status is -1 ("timed out after 5.0 s", the connection error), or NULL */
+	struct sbuf out, err;   /* with gather: the output, at most FANOUT_OUTPUT_MAX bytes each */
+	int truncated;
+};
+#define FANOUT_OUTPUT_MAX ((size_t)16 << 20)
+
+/* Runs command on every node of nodeset, blocking until all are done (its
+ * own loop: for batch use and the Tcl `fanout` command). Results in nodeset
+ * order. 0, or -1 with *err for a bad request (nodeset syntax). */
+int fanout_run(struct myriad *app, const char *nodeset, const char *command, const struct fanout_opts *o,
+	       struct fanout_result **res, int *nres, char **err);
+void fanout_results_free(struct fanout_result *r, int n);
+
+/* Raises the soft limit on open files to the hard limit (a session is a socket). */
+void fanout_raise_fd_limit(void);
+
+/* The subcommand (main.c's table). */
+int cmd_fanout(struct myriad *app, const struct cli_opts *o, int argc, char **argv);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * pool_int.h - the session pool's internal state, shared by pool.c (hosts:
+ * connect, host key, auth, backoff, the loop) and chan.c (exec channels).
+ */
+#ifndef MYRIAD_SSH_POOL_INT_H
+#define MYRIAD_SSH_POOL_INT_H
+
+#include <libssh/libssh.h>
+#include <libssh/callbacks.h>
+#include "pool.h"
+
+enum phase { PH_IDLE, PH_QUEUED, PH_CONNECTING, PH_AUTH, PH_UP, PH_DONE };
+enum chan_step { CH_OPENING, CH_EXEC, CH_RUNNING, CH_ENDED };
+
+struct ssh_chan {
+	struct ssh_host *host;
+	struct ssh_chan *next;
+	ssh_channel ch;
+	struct ssh_channel_callbacks_struct cb;
+	const struct chan_ops *ops;
+	void *ctx;
+	char *command;
+	int step;                 /* enum chan_step */
+	int exit_status;          /* -1 until received */
+	char signal[32];          /* exit signal, "" if none */
+	int eof, closed, cancelled, failed;
+	char why[160];            /* set when the pool ends it (timeout, lost) */
+	int64_t started, last_data, step_deadline, deadline, silence;
+};
+
+struct ssh_host {
+	struct ssh_pool *pool;
+	struct inv_target t;      /* borrowed from the inventory */
+	void *udata;
+	int index;
+	int phase;                /* enum phase */
+	int state;                /* enum conn_state, as last reported */
+	char detail[400];
+	ssh_session s;
+	ssh_event ev;             /* one-session event while up */
+	int fd, watched;          /* watched: LOOP_* flags registered */
+	int attempts;
+	int64_t retry_at, deadline, up_since;
+	int want_close;
+	int fail_state;           /* a failure found while pumping, handled by settle() */
+	char fail_why[160];
+	struct ssh_chan *chans;
+	int nchans;
+};
+
+struct key_cache {
+	char *path;
+	ssh_key key;              /* NULL: could not be read (use agent/auto) */
+};
+
+struct ssh_pool {
+	struct loop *loop;
+	struct inventory *inv;
+	const struct pool_ops *ops;
+	void *ctx;
+	int reconnect, max_busy;
+	struct ssh_host **hosts;
+	int nhosts, cap;
+	int *queue;               /* hosts waiting to connect, FIFO */
+	int qhead, qlen, qcap;
+	int inflight, busy, pending;
+	int64_t timer;
+	struct rng rng;
+	struct key_cache *keys;
+	int nkeys;
+	FILE *log;
+	int64_t handshakes_done, failures;
+	int in_dispatch, in_libssh;
+};
+
+/* pool.c */
+void pool_log(struct ssh_pool *p, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void host_watch(struct ssh_host *h);
+void host_fail(struct ssh_host *h, int state, const char *detail);
+void quickack(int fd);
+
+/* chan.c */
+void chan_pump(struct ssh_host *h);          /* opens, execs, reaps */
+void chan_check_time(struct ssh_chan *c, int64_t now);
+void chan_fail_all(struct ssh_host *h, const char *why);
+int chan_needs_handshake(const struct ssh_host *h);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * probes.h - the remote commands of the built-in probes and services
+ * (DESIGN.md section 5). The ssh source runs them on every node; myriad-sim
+ * serve recognises them and answers with the embedded simulator's text.
+ * A site overrides them with `probe NAME -command {...}`.
+ */
+#ifndef MYRIAD_SSH_PROBES_H
+#define MYRIAD_SSH_PROBES_H
+
+#include "../probe/parse.h"
+
+/* GPU telemetry, one CSV line per GPU every second, on one long-lived channel. */
+#define PROBE_NVSMI_CMD \
+	"nvidia-smi --query-gpu=" NVSMI_DEFAULT_QUERY " --format=csv,noheader,nounits -lms 1000"
+
+/* Kernel log follower: new lines only (-n 0), so a restart does not replay XIDs. */
+#define PROBE_KMSG_CMD "journalctl -kf -n 0 -o short-iso"
+
+/* InfiniBand counters and port state, "PATH:VALUE" lines, a blank line after
+ * each dump, every 10 s. */
+#define PROBE_IB_CMD \
+	"while :; do grep -H . /sys/class/infiniband/*/ports/*/counters/* " \
+	"/sys/class/infiniband/*/ports/*/state 2>/dev/null; echo; sleep 10; done"
+
+/* Services. */
+#define SVC_SQUEUE_CMD "squeue --json"
+#define SVC_SINFO_CMD "sinfo --json"
+#define SVC_FACILITY_CMD "bmsctl power --json"
+
+#endif

@@ -1,0 +1,490 @@
+/*
+ * reader.c - a recording back into events (see store_int.h): the ticks of
+ * the log, each group's events in the order they were delivered (rows of
+ * `events` at their seq, packed events from the window's chunks or the
+ * tick's tail row in the seqs between), and keyframes into a model.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "evjson.h"
+#include "keyframe.h"
+#include "store_int.h"
+
+static const char TICK_COLS[] = "SELECT tick, time, num, source, events FROM ticks ";
+
+int reader_open(struct reader *r, const char *path, char **warn, char **err)
+{
+	static const char *const sql[] = {
+		"SELECT tick, time, num, source, events FROM ticks WHERE tick = ?",
+		"SELECT seq, time, type, source, data FROM events WHERE id >= ?1 * 4294967296 AND id < (?1 + 1) * 4294967296"
+		" ORDER BY id",
+		"SELECT kind, node, data, step FROM samples WHERE t0 = ?",
+		"SELECT tick, data FROM tail WHERE tick <= ? ORDER BY tick DESC LIMIT 1",
+		"SELECT tick, static, data, hash FROM keyframes WHERE tick <= ? ORDER BY tick DESC LIMIT 1",
+		"SELECT data FROM kfstatic WHERE digest = ?",
+		"SELECT t0, max(t1) FROM samples WHERE t0 = (SELECT max(t0) FROM samples WHERE t0 <= ?)",
+	};
+	sqlite3_stmt **out[] = {&r->q_tick, &r->q_events, &r->q_chunks, &r->q_tail, &r->q_kf, &r->q_kfstatic,
+				&r->q_window};
+
+	memset(r, 0, sizeof *r);
+	if (db_open(path, 0, 0, &r->db, warn, err) < 0)
+		return -1;
+	r->w0 = r->w1 = -1;
+	for (unsigned i = 0; i < ARRAY_LEN(sql); i++)
+		if (!(*out[i] = db_prep(r->db, sql[i], err))) {
+			reader_close(r);
+			return -1;
+		}
+	r->path = xstrdup(path);
+	r->first = db_i64(r->db, "SELECT min(tick) FROM ticks", 0);
+	r->last = db_i64(r->db, "SELECT max(tick) FROM ticks", -1);
+	r->start_time = db_meta_i64(r->db, "start", db_i64(r->db, "SELECT min(time) FROM ticks", 0));
+	r->chunk_ticks = (int)db_meta_i64(r->db, "chunk_ticks", CHUNK_TICKS);
+	r->nnodes = (int32_t)db_meta_i64(r->db, "nodes", 0);
+	r->per_node[PK_GPU] = r->per_node[PK_IB] = (int32_t)db_meta_i64(r->db, "gpus_per_node", 8);
+	if (r->nnodes < 0 || r->nnodes > 1 << 20 || r->per_node[0] < 1 || r->per_node[0] > 32) {
+		*err = xasprintf("%s: implausible inventory in meta", path);
+		reader_close(r);
+		return -1;
+	}
+	for (int k = 0; k < PK_COUNT; k++)
+		window_init(&r->win[k], k, r->nnodes, r->per_node[k]);
+	r->srcs = xcalloc((size_t)r->nnodes * PK_COUNT + 1, sizeof *r->srcs);
+	r->w0 = r->w1 = -1;
+	r->kf_usable = 1;
+	return 0;
+}
+
+void reader_close(struct reader *r)
+{
+	sqlite3_stmt **all[] = {&r->q_tick, &r->q_events, &r->q_chunks, &r->q_tail, &r->q_kf, &r->q_kfstatic,
+				&r->q_window};
+
+	for (unsigned i = 0; i < ARRAY_LEN(all); i++)
+		sqlite3_finalize(*all[i]);
+	sqlite3_close(r->db);
+	for (int k = 0; k < PK_COUNT; k++)
+		window_free(&r->win[k]);
+	free(r->srcs);
+	free(r->tsrcs);
+	free(r->bucket);
+	free(r->refs);
+	free(r->lrefs);
+	free(r->lay);
+	free(r->path);
+	arena_free(&r->w_arena);
+	arena_free(&r->g_arena);
+	memset(r, 0, sizeof *r);
+}
+
+void reader_refresh(struct reader *r)
+{
+	r->last = db_i64(r->db, "SELECT max(tick) FROM ticks", -1);
+}
+
+static int tick_row(sqlite3_stmt *st, struct tick_row *out)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_ROW) {
+		out->tick = sqlite3_column_int64(st, 0);
+		out->time = sqlite3_column_int64(st, 1);
+		out->num = sqlite3_column_int64(st, 2);
+		out->has_tick = sqlite3_column_type(st, 3) != SQLITE_NULL;
+		snprintf(out->source, sizeof out->source, "%s",
+			 out->has_tick ? (const char *)sqlite3_column_text(st, 3) : "");
+		out->nevents = sqlite3_column_int64(st, 4);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 0 : 1;
+}
+
+int reader_tick(struct reader *r, int64_t tick, struct tick_row *out)
+{
+	sqlite3_bind_int64(r->q_tick, 1, tick);
+	return tick_row(r->q_tick, out);
+}
+
+static int tick_query(struct reader *r, const char *where, int64_t arg, struct tick_row *out)
+{
+	char sql[256];
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	snprintf(sql, sizeof sql, "%s%s", TICK_COLS, where);
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return 1;
+	sqlite3_bind_int64(st, 1, arg);
+	rc = tick_row(st, out);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int reader_find(struct reader *r, int64_t tick, int dir, struct tick_row *out)
+{
+	return tick_query(r, dir > 0 ? "WHERE tick >= ? ORDER BY tick LIMIT 1" : "WHERE tick <= ? ORDER BY tick DESC LIMIT 1",
+			  tick, out);
+}
+
+int reader_at_time(struct reader *r, int64_t t, struct tick_row *out)
+{
+	return tick_query(r, "WHERE time <= ? ORDER BY time DESC, tick DESC LIMIT 1", t, out);
+}
+
+/* ---- windows ---- */
+
+static int load_chunks(struct reader *r, int64_t t0, char **err)
+{
+	sqlite3_stmt *st = r->q_chunks;
+	int rc = 0;
+
+	for (int k = 0; k < PK_COUNT; k++)
+		window_clear(&r->win[k]);
+	arena_reset(&r->w_arena);
+	memset(r->srcs, 0, sizeof *r->srcs * (size_t)r->nnodes * PK_COUNT);
+	r->w_step = 1;
+	sqlite3_bind_int64(st, 1, t0);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int kind = !strcmp((const char *)sqlite3_column_text(st, 0), "gpu") ? PK_GPU : PK_IB;
+		int32_t node = sqlite3_column_int(st, 1);
+		int nsrcs = 0;
+
+		if (node < 0 || node >= r->nnodes) {
+			rc = -1;
+			break;
+		}
+		r->w_step = MAX(r->w_step, sqlite3_column_int(st, 3));
+		if (chunk_decode(window_series(&r->win[kind], node, 0), r->per_node[kind], kind, t0,
+				 sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2), &r->w_arena,
+				 &r->srcs[kind * r->nnodes + node], &nsrcs) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	sqlite3_reset(st);
+	if (rc < 0)
+		*err = xasprintf("%s: malformed samples chunk at tick %lld", r->path, (long long)t0);
+	return rc;
+}
+
+/* The tail rows of the window that holds tick (none: an empty window). */
+static int load_tail(struct reader *r, int64_t tick, char **err)
+{
+	sqlite3_stmt *st = r->q_tail, *all = NULL;
+	int64_t w0 = -1, w1;
+	int rc = 0;
+
+	sqlite3_bind_int64(st, 1, tick);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		w0 = tail_window(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1));
+	sqlite3_reset(st);
+	w1 = w0 >= 0 ? (w0 / r->chunk_ticks + 1) * r->chunk_ticks : -1;
+	if (w0 >= 0 && w0 == r->w0 && r->w_tail && tick <= r->tail_upto)
+		return 0;
+	for (int k = 0; k < PK_COUNT; k++)
+		window_clear(&r->win[k]);
+	arena_reset(&r->w_arena);
+	r->ntsrcs = 0;
+	r->w_tail = 1;
+	r->w_step = 1;
+	if (w0 < 0 || tick >= w1) {   /* no packed event at this tick */
+		r->w0 = tick;
+		r->w1 = tick + 1;
+		r->tail_upto = tick;
+		index_window(r);
+		return 0;
+	}
+	r->w0 = w0;
+	r->w1 = w1;
+	r->tail_upto = w0 - 1;
+	if (sqlite3_prepare_v2(r->db, "SELECT tick, data FROM tail WHERE tick >= ? AND tick < ? ORDER BY tick", -1, &all,
+			       NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(all, 1, w0);
+	sqlite3_bind_int64(all, 2, w1);
+	while (rc == 0 && sqlite3_step(all) == SQLITE_ROW) {
+		r->tail_upto = sqlite3_column_int64(all, 0);
+		rc = tail_decode(r->win, r->tail_upto, sqlite3_column_blob(all, 1), (size_t)sqlite3_column_bytes(all, 1),
+				 &r->w_arena, &r->tsrcs, &r->ntsrcs);
+	}
+	sqlite3_finalize(all);
+	for (size_t i = 0; i < (size_t)r->nnodes * PK_COUNT; i++)
+		r->srcs[i] = r->tsrcs;
+	if (rc < 0) {
+		*err = xasprintf("%s: malformed tail row at tick %lld", r->path, (long long)r->tail_upto);
+		r->w0 = r->w1 = -1;
+		return -1;
+	}
+	index_window(r);
+	return 0;
+}
+
+/* Makes the window holding tick current: its chunks, or its tail rows. */
+static int load_window(struct reader *r, int64_t tick, char **err)
+{
+	int64_t t0 = -1, t1 = -1;
+
+	if (tick >= r->w0 && tick < r->w1 && (!r->w_tail || tick <= r->tail_upto))
+		return 0;
+	sqlite3_bind_int64(r->q_window, 1, tick);
+	if (sqlite3_step(r->q_window) == SQLITE_ROW && sqlite3_column_type(r->q_window, 0) != SQLITE_NULL) {
+		t0 = sqlite3_column_int64(r->q_window, 0);
+		t1 = sqlite3_column_int64(r->q_window, 1);
+	}
+	sqlite3_reset(r->q_window);
+	if (t0 < 0 || tick >= t1)
+		return load_tail(r, tick, err);
+	r->w_tail = 0;
+	r->w0 = t0;
+	r->w1 = t1;
+	if (load_chunks(r, t0, err) < 0) {
+		r->w0 = r->w1 = -1;
+		return -1;
+	}
+	index_window(r);
+	return 0;
+}
+
+int reader_downsampled(struct reader *r, int64_t tick)
+{
+	char *err = NULL;
+
+	if (load_window(r, tick, &err) < 0) {
+		free(err);
+		return 0;
+	}
+	return !r->w_tail && r->w_step > 1;
+}
+
+/* ---- one group ---- */
+
+/* ---- the window's rows by tick ---- */
+
+/* Every row of the window in canonical order, bucketed by tick: a group's
+ * packed events are one slice, found without scanning every series. */
+static void index_window(struct reader *r)
+{
+	int64_t span = r->w1 - r->w0;
+	size_t total = 0;
+
+	free(r->bucket);
+	r->bucket = xcalloc((size_t)span + 2, sizeof *r->bucket);
+	for (int k = 0; k < PK_COUNT; k++)
+		for (size_t i = 0; i < (size_t)r->nnodes * (size_t)r->per_node[k]; i++) {
+			const struct series *s = &r->win[k].s[i];
+
+			for (int32_t j = 0; j < s->n; j++)
+				if (s->tick[j] >= r->w0 && s->tick[j] < r->w1)
+					r->bucket[s->tick[j] - r->w0 + 1]++, total++;
+		}
+	for (int64_t t = 1; t <= span; t++)
+		r->bucket[t] += r->bucket[t - 1];
+	r->refs = xrealloc(r->refs, sizeof *r->refs * (total + 1));
+	size_t *fill = xmalloc(sizeof *fill * ((size_t)span + 1));
+
+	memcpy(fill, r->bucket, sizeof *fill * ((size_t)span + 1));
+	for (int k = 0; k < PK_COUNT; k++)
+		for (int32_t node = 0; node < r->nnodes; node++)
+			for (int32_t idx = 0; idx < r->per_node[k]; idx++) {
+				const struct series *s = window_series(&r->win[k], node, idx);
+
+				for (int32_t j = 0; j < s->n; j++)
+					if (s->tick[j] >= r->w0 && s->tick[j] < r->w1)
+						r->refs[fill[s->tick[j] - r->w0]++] =
+							(struct rowref){(uint8_t)k, (int16_t)idx, node, j};
+			}
+	free(fill);
+}
+
+static void ref_event(const struct reader *r, const struct rowref *f, const struct tick_row *tr, struct event *ev)
+{
+	const struct series *s = window_series((struct window *)&r->win[f->kind], f->node, f->idx);
+	const char **srcs = r->srcs[f->kind * r->nnodes + f->node];
+	int nv = pack_nv(f->kind);
+	int64_t v[NV_IB];
+
+	for (int c = 0; c < nv; c++)
+		v[c] = series_value(s, nv, f->row, c);
+	unpack_values(ev, f->kind, f->node, f->idx, v);
+	ev->time = tr->time + (s->tdelta ? s->tdelta[f->row] : 0);
+	ev->source = srcs ? srcs[s->src ? s->src[f->row] : 0] : "";
+}
+
+static long group_layout(struct reader *r, int64_t tick)
+{
+	sqlite3_stmt *st = NULL;
+	long n = 0;
+
+	if (sqlite3_prepare_v2(r->db, "SELECT layout FROM ticks WHERE tick = ?", -1, &st, NULL))
+		return -1;
+	sqlite3_bind_int64(st, 1, tick);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		n = layout_decode(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), &r->lay, &r->lay_cap);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* A group listed in the order its packed events arrived: each entry takes
+ * its series' next row at this tick. */
+static size_t plan_layout(struct reader *r, const struct tick_row *tr, long nl)
+{
+	size_t n = 0;
+
+	if ((size_t)nl > r->lrefs_cap) {
+		r->lrefs_cap = (size_t)nl;
+		r->lrefs = xrealloc(r->lrefs, sizeof *r->lrefs * r->lrefs_cap);
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (long i = 0; i < nl; i++) {
+			const struct arrival *a = &r->lay[i];
+
+			if (a->node >= r->nnodes || a->idx >= r->per_node[a->kind])
+				continue;
+			struct series *s = window_series(&r->win[a->kind], a->node, a->idx);
+
+			if (!pass) {   /* first: each series at its first row of this tick */
+				int32_t lo = 0, hi = s->n;
+
+				while (lo < hi) {
+					int32_t mid = (lo + hi) / 2;
+
+					if (s->tick[mid] < tr->tick)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				s->pos = lo;
+			} else if (s->pos < s->n && s->tick[s->pos] == tr->tick) {
+				r->lrefs[n++] = (struct rowref){a->kind, (int16_t)a->idx, a->node, s->pos++};
+			}
+		}
+	return n;
+}
+
+/* The group's packed events, in order, as row references. */
+static int plan_group(struct reader *r, const struct tick_row *tr, const struct rowref **refs, size_t *n,
+		      char **err)
+{
+	*n = 0;
+	if (load_window(r, tr->tick, err) < 0)
+		return -1;
+	if (r->w_step > 1)
+		r->downsampled_hit = 1;
+	long nl = r->w_step > 1 ? 0 : group_layout(r, tr->tick);
+
+	if (nl < 0) {
+		*err = xasprintf("%s: malformed layout at tick %lld", r->path, (long long)tr->tick);
+		return -1;
+	}
+	if (nl > 0) {
+		*n = plan_layout(r, tr, nl);
+		*refs = r->lrefs;
+	} else if (tr->tick >= r->w0 && tr->tick < r->w1 && r->bucket) {
+		*refs = r->refs + r->bucket[tr->tick - r->w0];
+		*n = r->bucket[tr->tick - r->w0 + 1] - r->bucket[tr->tick - r->w0];
+	}
+	return 0;
+}
+
+static int row_event(struct reader *r, sqlite3_stmt *st, struct event *ev)
+{
+	const char *data = (const char *)sqlite3_column_text(st, 4);
+	int t = ev_type_from_name((const char *)sqlite3_column_text(st, 2));
+
+	memset(ev, 0, sizeof *ev);
+	ev->type = t > 0 ? (enum ev_type)t : EV_MARK;
+	ev->time = sqlite3_column_int64(st, 1);
+	ev->source = arena_strdup(&r->g_arena, (const char *)sqlite3_column_text(st, 3));
+	return t > 0 ? evjson_decode(ev, data, (size_t)sqlite3_column_bytes(st, 4), &r->g_arena) : -1;
+}
+
+int reader_group(struct reader *r, const struct tick_row *tr, int64_t from_seq,
+		 void (*fn)(void *ctx, const struct event *ev), void *ctx, char **err)
+{
+	const struct rowref *refs = NULL;
+	sqlite3_stmt *st = r->q_events;
+	int64_t seq = 0;
+	size_t n = 0, pi = 0;
+	int rc = 0;
+	struct event ev;
+
+	arena_reset(&r->g_arena);
+	if (plan_group(r, tr, &refs, &n, err) < 0)
+		return -1;
+	if (tr->has_tick) {
+		memset(&ev, 0, sizeof ev);
+		ev.type = EV_TICK;
+		ev.time = tr->time;
+		ev.source = tr->source;
+		ev.u.tick.tick = tr->num;
+		if (from_seq <= 0)
+			fn(ctx, &ev);
+		seq = 1;
+	}
+	sqlite3_bind_int64(st, 1, tr->tick);
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		int64_t q = sqlite3_column_int64(st, 0);
+
+		for (; seq < q && pi < n; seq++, pi++)
+			if (seq >= from_seq) {
+				ref_event(r, &refs[pi], tr, &ev);
+				fn(ctx, &ev);
+			}
+		seq = q + 1;
+		if (row_event(r, st, &ev) < 0) {
+			*err = xasprintf("%s: malformed event at tick %lld seq %lld", r->path, (long long)tr->tick,
+					 (long long)q);
+			rc = -1;
+		} else if (q >= from_seq) {
+			fn(ctx, &ev);
+		}
+	}
+	sqlite3_reset(st);
+	for (; rc == 0 && pi < n; seq++, pi++)
+		if (seq >= from_seq) {
+			ref_event(r, &refs[pi], tr, &ev);
+			fn(ctx, &ev);
+		}
+	return rc;
+}
+
+/* ---- keyframes ---- */
+
+int reader_keyframe(struct reader *r, int64_t tick, struct model *m, int64_t *kf_tick, char **err)
+{
+	sqlite3_stmt *st = r->q_kf;
+	int rc = 1;
+
+	if (!r->kf_usable)
+		return 1;
+	sqlite3_bind_int64(st, 1, tick);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t digest = sqlite3_column_int64(st, 1);
+		char hash[24];
+
+		*kf_tick = sqlite3_column_int64(st, 0);
+		snprintf(hash, sizeof hash, "%s", (const char *)sqlite3_column_text(st, 3));
+		sqlite3_bind_int64(r->q_kfstatic, 1, digest);
+		if (sqlite3_step(r->q_kfstatic) != SQLITE_ROW) {
+			*err = xasprintf("%s: keyframe at tick %lld lacks its static part", r->path, (long long)*kf_tick);
+			rc = -1;
+		} else if (kf_decode(m, sqlite3_column_blob(r->q_kfstatic, 0), (size_t)sqlite3_column_bytes(r->q_kfstatic, 0),
+				     sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2), err) < 0) {
+			r->kf_usable = 0;
+			rc = -1;
+		} else {
+			char got[24];
+
+			snprintf(got, sizeof got, "%016llx", (unsigned long long)model_hash(m));
+			rc = strcmp(got, hash) ? -1 : 0;
+			if (rc)
+				*err = xasprintf("%s: keyframe at tick %lld restores hash %s, not %s", r->path,
+						 (long long)*kf_tick, got, hash);
+		}
+		sqlite3_reset(r->q_kfstatic);
+	}
+	sqlite3_reset(st);
+	r->downsampled_hit = 0;
+	return rc;
+}

@@ -1,0 +1,385 @@
+/*
+ * recfile.c - the recorder's file: opening it (now, or when the cluster has
+ * a name), prepared statements, keyframes and fault rows, what happens when
+ * a write fails (the console goes on; the recorder says why and tries again
+ * RETRY_TICKS later, starting over with a keyframe), and closing, also at
+ * exit so that the last tick is committed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "evjson.h"
+#include "keyframe.h"
+#include "recorder.h"
+
+static struct rec *open_recs[8];
+
+static void close_all_at_exit(void)
+{
+	for (unsigned i = 0; i < ARRAY_LEN(open_recs); i++)
+		if (open_recs[i]) {
+			struct rec *r = open_recs[i];
+
+			open_recs[i] = NULL;
+			rec_finish(r);
+			rec_close_file(r);
+			free(r);
+		}
+}
+
+static void track(struct rec *r, int on)
+{
+	static int registered;
+
+	if (on && !registered) {
+		atexit(close_all_at_exit);
+		registered = 1;
+	}
+	for (unsigned i = 0; i < ARRAY_LEN(open_recs); i++)
+		if (on ? !open_recs[i] : open_recs[i] == r) {
+			open_recs[i] = on ? r : NULL;
+			return;
+		}
+}
+
+void rec_fail(struct rec *r, const char *what)
+{
+	char *msg = db_errmsg(r->db, what);
+	int first = !r->status[0];
+
+	snprintf(r->status, sizeof r->status, "log not written (%s); retrying", msg);
+	if (first && r->app && !r->app->console)
+		fprintf(stderr, "myriad: log %s: %s; going on without it, retrying every %d ticks\n",
+			r->path ? r->path : "", msg, RETRY_TICKS);
+	free(msg);
+	r->failed = 1;
+}
+
+int rec_step(struct rec *r, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+		return 0;
+	rec_fail(r, what);
+	return -1;
+}
+
+static int prepare(struct rec *r, char **err)
+{
+	static const char *const sql[] = {
+		"INSERT INTO events(id, tick, seq, time, type, node, source, data) VALUES(?1 * 4294967296 + ?2, ?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+		"INSERT OR REPLACE INTO ticks(tick, time, num, source, events, layout) VALUES(?,?,?,?,?,?)",
+		"INSERT OR REPLACE INTO tail(tick, data) VALUES(?,?)",
+		"INSERT OR REPLACE INTO samples(kind, t0, node, t1, rows, step, data) VALUES(?,?,?,?,?,1,?)",
+		"DELETE FROM tail WHERE tick >= ? AND tick < ?",
+		"INSERT OR REPLACE INTO keyframes(tick, time, hash, static, data) VALUES(?,?,?,?,?)",
+		"INSERT OR IGNORE INTO kfstatic(digest, data) VALUES(?,?)",
+		"INSERT INTO actions(tick, time, action, phase, ok, dry_run, verb, target, args, who, detail, source)"
+		" VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+		"INSERT INTO faults(fault, tick, time, node, gpu, kind, code, severity, text, action) VALUES(?,?,?,?,?,?,?,?,?,?)",
+		"INSERT OR REPLACE INTO nodes(node, name, su, rack, gpus) VALUES(?,?,?,?,?)",
+	};
+	sqlite3_stmt **out[] = {&r->st.event, &r->st.tick, &r->st.tail, &r->st.chunk, &r->st.del_tail,
+				&r->st.kf, &r->st.kfstatic, &r->st.action, &r->st.fault, &r->st.node};
+
+	for (unsigned i = 0; i < ARRAY_LEN(sql); i++)
+		if (!(*out[i] = db_prep(r->db, sql[i], err)))
+			return -1;
+	return 0;
+}
+
+int rec_open_file(struct rec *r, const char *path, char **err)
+{
+	char *warn = NULL;
+
+	if (db_open(path, 1, 0, &r->db, &warn, err) < 0)
+		return -1;
+	free(warn);
+	if (db_exec(r->db, "PRAGMA synchronous=NORMAL; PRAGMA cache_size=-16384; PRAGMA temp_store=MEMORY;", err) < 0 ||
+	    prepare(r, err) < 0) {
+		rec_close_file(r);
+		return -1;
+	}
+	r->path = xstrdup(path);
+	db_meta_set_i64(r->db, "tick_us", US_PER_SEC);
+	db_meta_set_i64(r->db, "chunk_ticks", r->chunk_ticks);
+	db_meta_set_i64(r->db, "keyframe_ticks", r->kf_ticks);
+	if (r->app && r->app->model.nnodes > 0) {   /* opened on a running cluster */
+		const struct model *m = &r->app->model;
+		struct ev_topology t = {m->topo.sus, m->topo.nodes_per_su, m->gpus_per_node, m->nnodes, m->ngpus,
+					m->cluster};
+
+		rec_topology_meta(r, &t);
+		rec_nodes_from_model(r, m);
+	}
+	return 0;
+}
+
+void rec_close_file(struct rec *r)
+{
+	sqlite3_stmt **all[] = {&r->st.event, &r->st.tick, &r->st.tail, &r->st.chunk, &r->st.del_tail,
+				&r->st.kf, &r->st.kfstatic, &r->st.action, &r->st.fault, &r->st.node};
+
+	for (unsigned i = 0; i < ARRAY_LEN(all); i++) {
+		sqlite3_finalize(*all[i]);
+		*all[i] = NULL;
+	}
+	if (r->db) {
+		if (r->in_txn)
+			db_exec(r->db, "ROLLBACK", NULL);
+		db_exec(r->db, "PRAGMA incremental_vacuum", NULL);   /* the freed tail pages */
+		sqlite3_close(r->db);
+	}
+	r->db = NULL;
+	for (int k = 0; k < PK_COUNT; k++)
+		window_free(&r->win[k]);
+	for (int i = 0; i < r->nsrcs; i++)
+		free(r->srcs[i]);
+	free(r->srcs);
+	free(r->arr);
+	free(r->path);
+	free(r->pend);
+	arena_free(&r->pend_strings);
+	sbuf_free(&r->buf);
+	sbuf_free(&r->buf2);
+	r->srcs = NULL;
+	r->arr = NULL;
+	r->path = NULL;
+	r->pend = NULL;
+	r->nsrcs = 0;
+}
+
+void rec_keyframe(struct rec *r, const struct model *m)
+{
+	struct sbuf stat = {0}, dyn = {0};
+	char hash[24];
+
+	kf_encode(m, &stat, &dyn);
+	uint64_t digest = kf_digest(&stat);
+
+	if (digest != r->last_static) {
+		sqlite3_bind_int64(r->st.kfstatic, 1, (int64_t)digest);
+		sqlite3_bind_blob(r->st.kfstatic, 2, stat.s, (int)stat.len, SQLITE_STATIC);
+		if (rec_step(r, r->st.kfstatic, "keyframes") == 0)
+			r->last_static = digest;
+	}
+	snprintf(hash, sizeof hash, "%016" PRIx64, model_hash(m));
+	sqlite3_bind_int64(r->st.kf, 1, r->group);
+	sqlite3_bind_int64(r->st.kf, 2, r->tick_time);
+	sqlite3_bind_text(r->st.kf, 3, hash, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(r->st.kf, 4, (int64_t)digest);
+	sqlite3_bind_blob(r->st.kf, 5, dyn.s, (int)dyn.len, SQLITE_STATIC);
+	if (rec_step(r, r->st.kf, "keyframes") == 0) {
+		r->need_kf = 0;
+		r->stats.keyframes++;
+	}
+	sbuf_free(&stat);
+	sbuf_free(&dyn);
+}
+
+static void write_fault(struct rec *r, const struct fault *f)
+{
+	sqlite3_stmt *st = r->st.fault;
+
+	sqlite3_bind_int64(st, 1, f->id);
+	sqlite3_bind_int64(st, 2, r->group);
+	sqlite3_bind_int64(st, 3, f->time);
+	sqlite3_bind_int(st, 4, f->node);
+	sqlite3_bind_int(st, 5, f->gpu);
+	sqlite3_bind_text(st, 6, fault_kind_name(f->kind), -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 7, f->code);
+	sqlite3_bind_text(st, 8, severity_name(f->severity), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 9, f->text, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 10, f->action, -1, SQLITE_STATIC);
+	rec_step(r, st, "faults");
+}
+
+/* The faults opened since the last call (ids from fault_mark on). */
+void rec_faults(struct rec *r, const struct model *m)
+{
+	int32_t i = m->nfaults;
+
+	if (m->next_fault_id < r->fault_mark)
+		r->fault_mark = 1;   /* the model was reset */
+	while (i > 0 && m->faults[i - 1].id >= r->fault_mark)
+		i--;
+	for (; i < m->nfaults && !r->down && !r->failed && r->have_group; i++)
+		write_fault(r, &m->faults[i]);
+	r->fault_mark = m->next_fault_id;
+}
+
+void rec_nodes_from_model(struct rec *r, const struct model *m)
+{
+	for (int32_t i = 0; i < m->nnodes; i++) {
+		sqlite3_stmt *st = r->st.node;
+
+		sqlite3_bind_int(st, 1, i);
+		sqlite3_bind_text(st, 2, m->nodes[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 3, m->nodes[i].su);
+		sqlite3_bind_int(st, 4, m->nodes[i].rack);
+		sqlite3_bind_int(st, 5, m->nodes[i].gpus);
+		rec_step(r, st, "nodes");
+	}
+}
+
+/* ---- the default path ---- */
+
+static int mkdirs(const char *dir)
+{
+	char *p = xstrdup(dir);
+	int rc = 0;
+
+	for (char *s = p + 1; *s && !rc; s++)
+		if (*s == '/') {
+			*s = '\0';
+			rc = mkdir(p, 0700) < 0 && errno != EEXIST ? -1 : 0;
+			*s = '/';
+		}
+	if (!rc && mkdir(p, 0700) < 0 && errno != EEXIST)
+		rc = -1;
+	free(p);
+	return rc;
+}
+
+char *recorder_default_path_for(const char *cluster)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char *dir = xdg && *xdg ? xasprintf("%s/myriad", xdg) : xasprintf("%s/.local/state/myriad", home ? home : "/tmp");
+	char iso[32], stamp[32];
+	size_t k = 0;
+
+	fmt_iso(wall_us(), iso);
+	for (const char *s = iso; *s && k + 1 < sizeof stamp; s++)
+		if (*s != '-' && *s != ':')
+			stamp[k++] = *s;
+	stamp[k] = '\0';
+	mkdirs(dir);
+	char *path = xasprintf("%s/%s-%s.db", dir, cluster && *cluster ? cluster : "myriad", stamp);
+
+	free(dir);
+	return path;
+}
+
+char *recorder_default_path(void)
+{
+	return recorder_default_path_for(NULL);
+}
+
+/* ---- deferred opening ---- */
+
+static void defer(struct rec *r, const struct event *ev)
+{
+	if (r->npend == r->cpend) {
+		r->cpend = r->cpend ? r->cpend * 2 : 64;
+		r->pend = xrealloc(r->pend, sizeof *r->pend * r->cpend);
+	}
+	r->pend[r->npend] = *ev;
+	evjson_own(&r->pend[r->npend], &r->pend_strings);
+	r->npend++;
+}
+
+static void open_deferred(struct rec *r, const char *cluster)
+{
+	char *path = recorder_default_path_for(cluster), *err = NULL;
+
+	r->deferred = 0;
+	if (rec_open_file(r, path, &err) < 0) {
+		snprintf(r->status, sizeof r->status, "not recording: %s", err);
+		if (r->app && !r->app->console)
+			fprintf(stderr, "myriad: log: %s; going on without recording\n", err);
+		free(err);
+		free(path);
+		return;
+	}
+	free(path);
+	for (size_t i = 0; i < r->npend; i++)
+		rec_event(r, &r->pend[i]);
+	r->npend = 0;
+}
+
+static void on_event(void *ctx, const struct event *ev)
+{
+	struct rec *r = ctx;
+
+	if (r->deferred) {
+		if (ev->type == EV_TOPOLOGY || r->npend >= 100000)
+			open_deferred(r, ev->type == EV_TOPOLOGY ? ev->u.topology.name : NULL);
+		else
+			defer(r, ev);
+		if (r->deferred || !r->db)
+			return;
+	}
+	if (r->db)
+		rec_event(r, ev);
+}
+
+/* ---- store.h ---- */
+
+int recorder_open(struct myriad *app, const char *path, char **err)
+{
+	struct rec *r;
+	const char *env = getenv("MYRIAD_LOG_RETENTION");
+
+	if (app->recorder) {
+		*err = xstrdup("already recording");
+		return -1;
+	}
+	r = xcalloc(1, sizeof *r);
+	r->app = app;
+	r->chunk_ticks = CHUNK_TICKS;
+	r->kf_ticks = KF_TICKS_MAX;
+	r->kf_first = app->model.nnodes > 0;
+	r->fault_mark = app->model.next_fault_id;
+	retention_default(&r->ret);
+	if (env && retention_parse(&r->ret, env, err) < 0) {
+		free(r);
+		return -1;
+	}
+	if (r->ret.keyframe_ticks > 0) {
+		r->kf_ticks = (int)MAX(r->ret.keyframe_ticks / r->chunk_ticks * r->chunk_ticks, r->chunk_ticks);
+		r->kf_ticks_fixed = 1;
+	}
+	if (path) {
+		if (rec_open_file(r, path, err) < 0) {
+			rec_close_file(r);
+			free(r);
+			return -1;
+		}
+	} else {
+		r->deferred = 1;
+	}
+	r->sub = bus_subscribe(&app->bus, BUS_ALL, on_event, r);
+	app->recorder = r;
+	track(r, 1);
+	return 0;
+}
+
+void recorder_close(struct myriad *app)
+{
+	struct rec *r = app->recorder;
+
+	if (!r)
+		return;
+	bus_unsubscribe(&app->bus, r->sub);
+	track(r, 0);
+	rec_finish(r);
+	rec_close_file(r);
+	free(r);
+	app->recorder = NULL;
+}
+
+int recorder_set_retention(struct myriad *app, const char *spec, char **err)
+{
+	struct rec *r = app->recorder;
+
+	if (!r) {
+		*err = xstrdup("not recording");
+		return -1;
+	}
+	return retention_parse(&r->ret, spec, err);
+}

@@ -1,0 +1,401 @@
+/*
+ * recorder.c - the recorder's event path: a bus subscriber that writes every
+ * event of a tick in one transaction, committed when the next EV_TICK
+ * arrives (and at close). GPU samples and IB readings are packed per node and
+ * window of CHUNK_TICKS (pack.h); meanwhile each tick's packed events are
+ * kept in a tail row. The public functions of store.h's recorder part are
+ * here; the file itself is recfile.c's.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "evjson.h"
+#include "recorder.h"
+
+static struct rec *rec_of(const struct myriad *app)
+{
+	return app ? app->recorder : NULL;
+}
+
+/* ---- packing ---- */
+
+static int src_id(struct rec *r, const char *s)
+{
+	if (r->last_src < r->nsrcs && !strcmp(r->srcs[r->last_src], s))
+		return r->last_src;
+	for (int i = 0; i < r->nsrcs; i++)
+		if (!strcmp(r->srcs[i], s))
+			return r->last_src = i;
+	if (r->nsrcs >= PACK_MAX_SRC)
+		return -1;
+	r->srcs = xrealloc(r->srcs, sizeof *r->srcs * (size_t)(r->nsrcs + 1));
+	r->srcs[r->nsrcs] = xstrdup(s);
+	return r->last_src = r->nsrcs++;
+}
+
+static int pack(struct rec *r, const struct event *ev)
+{
+	int kind = ev->type == EV_SAMPLE ? PK_GPU : ev->type == EV_IB ? PK_IB : -1;
+	int32_t node, idx;
+	int64_t v[NV_IB];
+
+	if (kind < 0 || r->nopack || !r->have_win)
+		return 0;
+	node = kind == PK_GPU ? ev->u.sample.node : ev->u.ib.node;
+	idx = kind == PK_GPU ? ev->u.sample.gpu : ev->u.ib.port;
+	if (node < 0 || node >= r->win[kind].nnodes || idx < 0 || idx >= r->win[kind].per_node)
+		return 0;
+	int id = src_id(r, ev->source ? ev->source : "");
+
+	if (id < 0)
+		return 0;
+	pack_values(ev, v);
+	int32_t row = series_append(window_series(&r->win[kind], node, idx), kind, r->group, ev->time - r->tick_time,
+				    (uint16_t)id, v);
+	uint64_t key = (uint64_t)kind << 56 | (uint64_t)node << 24 | (uint64_t)idx;
+
+	r->win[kind].rows++;
+	if (r->narr == r->carr) {
+		r->carr = r->carr ? r->carr * 2 : 16384;
+		r->arr = xrealloc(r->arr, sizeof *r->arr * r->carr);
+	}
+	r->arr[r->narr++] = (struct arrival){(uint8_t)kind, node, idx, row};
+	if (key < r->last_key)
+		r->canonical = 0;
+	r->last_key = key;
+	return 1;
+}
+
+/* ---- rows ---- */
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	sqlite3_bind_text(st, i, s ? s : "", -1, SQLITE_STATIC);
+}
+
+static void write_action(struct rec *r, const struct event *ev)
+{
+	static const char *const phases[ACT_PHASE_COUNT] = {"requested", "decided", "sent", "result"};
+	const struct ev_action *a = &ev->u.action;
+	sqlite3_stmt *st = r->st.action;
+
+	sqlite3_bind_int64(st, 1, r->group);
+	sqlite3_bind_int64(st, 2, ev->time);
+	sqlite3_bind_int64(st, 3, a->id);
+	bind_text(st, 4, a->phase >= 0 && a->phase < ACT_PHASE_COUNT ? phases[a->phase] : "?");
+	sqlite3_bind_int(st, 5, a->ok);
+	sqlite3_bind_int(st, 6, a->dry_run);
+	bind_text(st, 7, a->verb);
+	bind_text(st, 8, a->target);
+	bind_text(st, 9, a->args);
+	bind_text(st, 10, a->who);
+	bind_text(st, 11, a->detail);
+	bind_text(st, 12, ev->source);
+	rec_step(r, st, "audit");
+}
+
+static void write_node(struct rec *r, const struct ev_node *n)
+{
+	sqlite3_stmt *st = r->st.node;
+
+	sqlite3_bind_int(st, 1, n->node);
+	bind_text(st, 2, n->name);
+	sqlite3_bind_int(st, 3, n->su);
+	sqlite3_bind_int(st, 4, n->rack);
+	sqlite3_bind_int(st, 5, n->gpus);
+	rec_step(r, st, "nodes");
+}
+
+void rec_topology_meta(struct rec *r, const struct ev_topology *t)
+{
+	db_meta_set(r->db, "cluster", t->name ? t->name : "");
+	db_meta_set_i64(r->db, "gpus", t->gpus);
+	db_meta_set_i64(r->db, "nodes", t->nodes);
+	db_meta_set_i64(r->db, "gpus_per_node", t->gpus_per_node);
+	db_meta_set_i64(r->db, "sus", t->sus);
+	if (!r->kf_ticks_fixed) {
+		/* seek = keyframe + up to kf_ticks of events: about 600 s at
+		 * 1,024 GPUs, 60 s at 10,240 */
+		int64_t k = t->gpus > 0 ? 600LL * 1024 / t->gpus : KF_TICKS_MAX;
+
+		k = k / r->chunk_ticks * r->chunk_ticks;
+		r->kf_ticks = (int)MIN(MAX(k, r->chunk_ticks), KF_TICKS_MAX);
+		db_meta_set_i64(r->db, "keyframe_ticks", r->kf_ticks);
+	}
+}
+
+static void on_topology(struct rec *r, const struct ev_topology *t)
+{
+	r->topo_changed = 1;
+	r->nopack = 1;
+	if (!r->down && !r->failed)
+		rec_topology_meta(r, t);
+}
+
+static void write_event(struct rec *r, const struct event *ev, int64_t seq)
+{
+	sqlite3_stmt *st = r->st.event;
+	int32_t node = evjson_node(ev);
+
+	if (ev->type == EV_TOPOLOGY)
+		on_topology(r, &ev->u.topology);
+	if (r->down || r->failed)
+		return;
+	sbuf_reset(&r->buf);
+	evjson_encode(&r->buf, ev);
+	sqlite3_bind_int64(st, 1, r->group);
+	sqlite3_bind_int64(st, 2, seq);
+	sqlite3_bind_int64(st, 3, ev->time);
+	bind_text(st, 4, ev_type_name(ev->type));
+	if (node >= 0)
+		sqlite3_bind_int(st, 5, node);
+	else
+		sqlite3_bind_null(st, 5);
+	bind_text(st, 6, ev->source);
+	sqlite3_bind_text(st, 7, r->buf.s, (int)r->buf.len, SQLITE_STATIC);
+	rec_step(r, st, "events");
+	if (ev->type == EV_ACTION)
+		write_action(r, ev);
+	else if (ev->type == EV_NODE)
+		write_node(r, &ev->u.node);
+}
+
+/* ---- windows ---- */
+
+static void window_start(struct rec *r, const struct model *m)
+{
+	window_init(&r->win[PK_GPU], PK_GPU, m->nnodes, m->gpus_per_node);
+	window_init(&r->win[PK_IB], PK_IB, m->nnodes, m->topo.rails);
+	r->have_win = 1;
+	r->w0 = r->group;
+	r->w_end = (r->group / r->chunk_ticks + 1) * r->chunk_ticks;
+}
+
+static void window_flush(struct rec *r, int64_t t1)
+{
+	for (int k = 0; k < PK_COUNT && !r->failed && !r->down; k++)
+		for (int32_t node = 0; node < r->win[k].nnodes && !r->failed; node++) {
+			int32_t rows = 0;
+
+			for (int32_t i = 0; i < r->win[k].per_node; i++)
+				rows += window_series(&r->win[k], node, i)->n;
+			if (!rows)
+				continue;
+			sbuf_reset(&r->buf2);
+			chunk_encode(&r->buf2, &r->win[k], node, r->w0, (const char *const *)r->srcs, NULL, NULL);
+			sqlite3_stmt *st = r->st.chunk;
+
+			sqlite3_bind_text(st, 1, pack_kind_name(k), -1, SQLITE_STATIC);
+			sqlite3_bind_int64(st, 2, r->w0);
+			sqlite3_bind_int(st, 3, node);
+			sqlite3_bind_int64(st, 4, t1);
+			sqlite3_bind_int(st, 5, rows);
+			sqlite3_bind_blob(st, 6, r->buf2.s, (int)r->buf2.len, SQLITE_STATIC);
+			if (rec_step(r, st, "samples") == 0)
+				r->stats.chunks++;
+		}
+	if (!r->failed && !r->down) {
+		sqlite3_bind_int64(r->st.del_tail, 1, r->w0);
+		sqlite3_bind_int64(r->st.del_tail, 2, t1);
+		rec_step(r, r->st.del_tail, "tail");
+	}
+}
+
+/* At the end of a group: flush a full window (or one whose topology
+ * changed), then start the next or drop the windows. */
+static void window_advance(struct rec *r)
+{
+	if (!r->have_win || (r->group + 1 < r->w_end && !r->topo_changed))
+		return;
+	window_flush(r, r->group + 1);
+	if (!r->failed && !r->down)
+		retention_run(r);
+	if (r->topo_changed) {
+		for (int k = 0; k < PK_COUNT; k++)
+			window_free(&r->win[k]);
+		r->have_win = 0;
+		return;
+	}
+	for (int k = 0; k < PK_COUNT; k++)
+		window_clear(&r->win[k]);
+	r->w0 = r->w_end;
+	r->w_end += r->chunk_ticks;
+}
+
+/* ---- groups ---- */
+
+static void write_group(struct rec *r)
+{
+	sqlite3_stmt *st = r->st.tick;
+
+	sqlite3_bind_int64(st, 1, r->group);
+	sqlite3_bind_int64(st, 2, r->tick_time);
+	sqlite3_bind_int64(st, 3, r->tick_num);
+	if (r->has_tick)
+		sqlite3_bind_text(st, 4, r->tick_src, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 4);
+	sqlite3_bind_int64(st, 5, r->seq);
+	sbuf_reset(&r->buf2);
+	if (!r->canonical) {
+		layout_encode(&r->buf2, r->arr, r->narr);
+		sqlite3_bind_blob(st, 6, r->buf2.s, (int)r->buf2.len, SQLITE_STATIC);
+	} else {
+		sqlite3_bind_null(st, 6);
+	}
+	rec_step(r, st, "ticks");
+	if (r->narr && !r->failed) {
+		sbuf_reset(&r->buf2);
+		tail_encode(&r->buf2, r->win, r->w0, r->group, r->arr, r->narr, (const char *const *)r->srcs, r->nsrcs);
+		sqlite3_bind_int64(r->st.tail, 1, r->group);
+		sqlite3_bind_blob(r->st.tail, 2, r->buf2.s, (int)r->buf2.len, SQLITE_STATIC);
+		rec_step(r, r->st.tail, "tail");
+	}
+}
+
+static void end_group(struct rec *r)
+{
+	if (!r->have_group)
+		return;
+	if (!r->down && !r->failed)
+		write_group(r);
+	window_advance(r);
+	if (r->in_txn && !r->failed && !r->down) {
+		if (db_exec(r->db, "COMMIT", NULL) < 0)
+			rec_fail(r, "commit");
+		else
+			r->in_txn = 0;
+	}
+	if (r->failed || r->down) {
+		if (r->in_txn)
+			db_exec(r->db, "ROLLBACK", NULL);
+		r->in_txn = 0;
+		r->stats.lost++;
+		for (int k = 0; k < PK_COUNT && r->have_win; k++)
+			tail_reset_bases(&r->win[k]);   /* rows not in the file are no base */
+		if (r->failed) {
+			r->down = 1;
+			r->retry_group = r->group + RETRY_TICKS;
+			r->need_kf = 1;
+		}
+	} else {
+		r->stats.groups++;
+		r->status[0] = '\0';
+	}
+	r->failed = 0;
+	r->have_group = 0;
+}
+
+static int keyframe_due(const struct rec *r)
+{
+	if (r->need_kf)
+		return 1;
+	if (!r->stats.groups && !r->stats.lost)
+		return r->kf_first;
+	return r->kf_ticks > 0 && r->group % r->kf_ticks == 0;
+}
+
+static void begin_group(struct rec *r, const struct event *ev, int has_tick)
+{
+	int64_t want = has_tick ? ev->u.tick.tick : 0;
+
+	r->group = !r->any_group ? MAX(want, 0) : MAX(r->group + 1, want);
+	r->any_group = r->have_group = 1;
+	r->has_tick = has_tick;
+	r->tick_time = ev->time;
+	r->tick_num = has_tick ? ev->u.tick.tick : 0;
+	snprintf(r->tick_src, sizeof r->tick_src, "%s", ev->source ? ev->source : "");
+	r->seq = 0;
+	r->narr = 0;
+	r->canonical = 1;
+	r->last_key = 0;
+	r->nopack = 0;
+	r->topo_changed = 0;
+	if (!r->app)
+		return;
+	if (!r->have_win && r->app->model.nnodes > 0)
+		window_start(r, &r->app->model);
+	if (r->down && r->group >= r->retry_group)
+		r->down = 0;   /* try again; a keyframe is due */
+	if (r->down)
+		return;
+	if (db_exec(r->db, "BEGIN", NULL) < 0) {
+		rec_fail(r, "begin");
+		return;
+	}
+	r->in_txn = 1;
+	if (!r->stats.groups && !r->stats.lost)
+		db_meta_set_i64(r->db, "start", r->tick_time);
+	if (keyframe_due(r))
+		rec_keyframe(r, &r->app->model);
+}
+
+void rec_event(struct rec *r, const struct event *ev)
+{
+	if (ev->type == EV_TICK) {
+		end_group(r);
+		begin_group(r, ev, 1);
+		r->seq = 1;
+		return;
+	}
+	if (!r->have_group)
+		begin_group(r, ev, 0);
+	int64_t seq = r->seq++;
+
+	if (ev->type == EV_TOPOLOGY)
+		r->nopack = 1;
+	if (!pack(r, ev))
+		write_event(r, ev, seq);
+	if (r->app && r->app->model.next_fault_id != r->fault_mark)
+		rec_faults(r, &r->app->model);
+}
+
+/* Commits the last group and the window so far; never touches the app. */
+void rec_finish(struct rec *r)
+{
+	r->app = NULL;
+	if (!r->db)
+		return;
+	if (r->have_group) {
+		int64_t g = r->group;
+
+		r->w_end = MIN(r->w_end, g + 1);   /* flush the partial window */
+		end_group(r);
+	}
+}
+
+/* ---- the public part ---- */
+
+const char *recorder_path(const struct myriad *app)
+{
+	struct rec *r = rec_of(app);
+
+	return r && r->db ? r->path : NULL;
+}
+
+const char *recorder_status(const struct myriad *app)
+{
+	struct rec *r = rec_of(app);
+
+	if (!r)
+		return "not recording";
+	if (!r->db && r->deferred)
+		return "";
+	return r->status;
+}
+
+int recorder_get_stats(const struct myriad *app, struct recorder_stats *out)
+{
+	struct rec *r = rec_of(app);
+
+	if (!r)
+		return -1;
+	*out = r->stats;
+	out->bytes = 0;
+	if (r->path) {
+		char *wal = xasprintf("%s-wal", r->path);
+
+		out->bytes = file_size(r->path) + file_size(wal);
+		free(wal);
+	}
+	return 0;
+}

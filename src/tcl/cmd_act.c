@@ -1,0 +1,308 @@
+/*
+ * cmd_act.c - the acting commands: node drain, node resume, job requeue,
+ * job checkpoint and fault ack, and `guard`. They only turn arguments into a
+ * struct action; the action engine (src/action) holds every guard and the
+ * audit. Each returns a dict of what it did (or, dry-run, would do):
+ * id verb target status dry_run nodes gpus sent failed jobs detail.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include "tcl_int.h"
+
+static const char *why_code(enum action_why w)
+{
+	static const char *const codes[] = {"OK", "READONLY", "CONFIG", "INPUT", "GUARD", "NOBACKEND", "BACKEND"};
+
+	return w <= AW_BACKEND ? codes[w] : "ACTION";
+}
+
+/* The other arguments, as a Tcl list, for the audit. */
+static char *audit_args(struct tcl_call *c)
+{
+	Tcl_Obj *l = Tcl_NewListObj(0, NULL);
+	const char *p = c->cmd->opts;
+	char *s;
+	int k = 0;
+
+	while (*p) {
+		size_t len = strcspn(p, " ");
+		int takes = p[len - 1] == '=';
+
+		if (k < TC_MAX_OPTS && c->opt[k]) {
+			Tcl_ListObjAppendElement(NULL, l, Tcl_ObjPrintf("-%.*s", (int)(len - (size_t)takes), p));
+			if (takes)
+				Tcl_ListObjAppendElement(NULL, l, c->opt[k]);
+		}
+		k++;
+		p += len;
+		p += *p == ' ';
+	}
+	Tcl_IncrRefCount(l);
+	s = xstrdup(Tcl_GetString(l));
+	Tcl_DecrRefCount(l);
+	return s;
+}
+
+static void init_action(struct tcl_call *c, struct action *a, enum action_kind kind)
+{
+	memset(a, 0, sizeof *a);
+	a->kind = kind;
+	a->source = c->ts->via;
+	a->who = tc_user();
+	a->dry_run = tc_flag(c, "dry-run");
+	a->force = tc_flag(c, "force");
+	a->force_reason = tc_optstr(c, "reason");
+}
+
+static Tcl_Obj *outcome_dict(const struct action *a, const struct action_outcome *o, Tcl_Obj *jobs)
+{
+	Tcl_Obj *d = Tcl_NewDictObj();
+
+	tc_dint(d, "id", o->id);
+	tc_dstr(d, "verb", action_kind_name(a->kind));
+	tc_dstr(d, "target", a->target);
+	tc_dstr(d, "status", action_status_name(o->status));
+	tc_dint(d, "dry_run", o->status == AS_DRY_RUN);
+	tc_dint(d, "nodes", o->nodes);
+	tc_dint(d, "gpus", o->gpus);
+	tc_dint(d, "sent", o->sent);
+	tc_dint(d, "failed", o->failed);
+	tc_dput(d, "jobs", jobs ? jobs : Tcl_NewListObj(0, NULL));
+	tc_dstr(d, "detail", o->detail);
+	return d;
+}
+
+/* Runs the action; the result is the outcome dict, or an error when a guard
+ * refused or the backend failed it all. */
+static int run(struct tcl_call *c, struct action *a, Tcl_Obj *jobs)
+{
+	struct action_outcome o;
+	char *args = audit_args(c);
+	int rc;
+
+	a->args = args;
+	rc = action_submit(c->app, a, &o);
+	free(args);
+	if (rc < 0 && o.status != AS_PENDING) {
+		if (jobs)
+			Tcl_DecrRefCount(jobs);
+		return tc_err(c, why_code(o.why), "%s %s: %s", action_kind_name(a->kind), a->target, o.detail);
+	}
+	Tcl_SetObjResult(c->interp, outcome_dict(a, &o, jobs));
+	if (jobs)
+		Tcl_DecrRefCount(jobs);
+	return TCL_OK;
+}
+
+/* Jobs running on these nodes (what a drain affects). */
+static Tcl_Obj *jobs_on(const struct model *m, const int32_t *idx, int32_t n)
+{
+	Tcl_Obj *l = Tcl_NewListObj(0, NULL);
+
+	Tcl_IncrRefCount(l);
+	for (int32_t i = 0; i < m->njobs; i++) {
+		const struct job *j = &m->jobs[i];
+		int on = 0;
+
+		if (!j->id || j->state != JOB_RUNNING)
+			continue;
+		for (int32_t k = 0; k < j->nnodes && !on; k++)
+			for (int32_t t = 0; t < n && !on; t++)
+				on = j->node_idx[k] == idx[t];
+		if (on)
+			Tcl_ListObjAppendElement(NULL, l, Tcl_NewWideIntObj(j->id));
+	}
+	return l;
+}
+
+static int nodes_action(struct tcl_call *c, enum action_kind kind)
+{
+	struct action a;
+	int32_t *idx, n;
+	char *folded;
+	int rc;
+
+	if (tc_node_indexes(c, c->argv[0], &idx, &n, &folded) < 0)
+		return TCL_ERROR;
+	init_action(c, &a, kind);
+	a.nodes = idx;
+	a.nnodes = n;
+	a.target = folded;
+	if (kind == AK_DRAIN)
+		a.reason = tc_optstr(c, "reason");
+	rc = run(c, &a, jobs_on(&c->app->model, idx, n));
+	free(idx);
+	free(folded);
+	return rc;
+}
+
+int tc_node_drain(struct tcl_call *c)
+{
+	return nodes_action(c, AK_DRAIN);
+}
+
+int tc_node_resume(struct tcl_call *c)
+{
+	return nodes_action(c, AK_RESUME);
+}
+
+static Tcl_Obj *one_job(uint32_t id)
+{
+	Tcl_Obj *l = Tcl_NewListObj(0, NULL);
+
+	Tcl_IncrRefCount(l);
+	Tcl_ListObjAppendElement(NULL, l, Tcl_NewWideIntObj(id));
+	return l;
+}
+
+int tc_job_requeue(struct tcl_call *c)
+{
+	struct action a;
+	int32_t *idx = NULL, n = 0;
+	char target[16];
+	uint32_t id;
+	int rc;
+
+	if (tc_job_id(c, c->argv[0], &id) < 0)
+		return TCL_ERROR;
+	if (tc_opt(c, "exclude") && tc_node_indexes(c, tc_opt(c, "exclude"), &idx, &n, NULL) < 0)
+		return TCL_ERROR;
+	init_action(c, &a, AK_REQUEUE);
+	snprintf(target, sizeof target, "%u", id);
+	a.job = id;
+	a.nodes = idx;
+	a.nnodes = n;
+	a.target = target;
+	rc = run(c, &a, one_job(id));
+	free(idx);
+	return rc;
+}
+
+static int signal_number(const char *s)
+{
+	static const struct { const char *name; int sig; } sigs[] = {
+		{"HUP", 1}, {"INT", 2}, {"QUIT", 3}, {"KILL", 9}, {"USR1", 10}, {"USR2", 12},
+		{"TERM", 15}, {"CONT", 18}, {"STOP", 19},
+	};
+	int64_t n;
+
+	if (!strncasecmp(s, "SIG", 3))
+		s += 3;
+	for (unsigned i = 0; i < ARRAY_LEN(sigs); i++)
+		if (!strcasecmp(s, sigs[i].name))
+			return sigs[i].sig;
+	if (!parse_i64(s, strlen(s), &n) && n >= 1 && n <= 64)
+		return (int)n;
+	return -1;
+}
+
+int tc_job_checkpoint(struct tcl_call *c)
+{
+	const char *sig = tc_optstr(c, "signal");
+	struct action a;
+	char target[16];
+	uint32_t id;
+
+	if (tc_job_id(c, c->argv[0], &id) < 0)
+		return TCL_ERROR;
+	init_action(c, &a, AK_SIGNAL);
+	a.sig = signal_number(sig ? sig : "USR1");
+	if (a.sig < 0)
+		return tc_err(c, "INPUT", "bad signal \"%s\": USR1, USR2, TERM, ... or 1..64", sig);
+	snprintf(target, sizeof target, "%u", id);
+	a.job = id;
+	a.target = target;
+	return run(c, &a, one_job(id));
+}
+
+int tc_fault_ack(struct tcl_call *c)
+{
+	Tcl_Obj *all = Tcl_NewListObj(0, NULL), **e;
+	int n;
+
+	Tcl_IncrRefCount(all);
+	for (int i = 0; i < c->argc; i++) {
+		if (Tcl_ListObjGetElements(c->interp, c->argv[i], &n, &e) != TCL_OK)
+			goto fail;
+		for (int k = 0; k < n; k++) {
+			struct action a;
+			char target[16];
+			Tcl_WideInt id;
+
+			if (Tcl_GetWideIntFromObj(NULL, e[k], &id) != TCL_OK || id <= 0 || id > UINT32_MAX) {
+				tc_err(c, "INPUT", "a fault id is a positive number, not \"%s\"", Tcl_GetString(e[k]));
+				goto fail;
+			}
+			init_action(c, &a, AK_ACK);
+			a.force = 0;
+			a.fault = (uint32_t)id;
+			a.note = tc_optstr(c, "note");
+			snprintf(target, sizeof target, "%u", a.fault);
+			a.target = target;
+			if (run(c, &a, NULL) != TCL_OK)
+				goto fail;
+			Tcl_ListObjAppendElement(NULL, all, Tcl_GetObjResult(c->interp));
+		}
+	}
+	Tcl_ListObjLength(NULL, all, &n);
+	if (n == 1) {
+		Tcl_Obj *first;
+
+		Tcl_ListObjIndex(NULL, all, 0, &first);
+		Tcl_SetObjResult(c->interp, first);
+	} else {
+		Tcl_SetObjResult(c->interp, all);
+	}
+	Tcl_DecrRefCount(all);
+	return TCL_OK;
+fail:
+	Tcl_DecrRefCount(all);
+	return TCL_ERROR;
+}
+
+static int int_opt(struct tcl_call *c, const char *name, int64_t *v, int64_t lo)
+{
+	Tcl_Obj *o = tc_opt(c, name);
+	Tcl_WideInt w;
+
+	if (!o)
+		return 0;
+	if (Tcl_GetWideIntFromObj(NULL, o, &w) != TCL_OK || w < lo || w > INT32_MAX)
+		return tc_err(c, "INPUT", "-%s wants a number from %lld", name, (long long)lo), -1;
+	*v = w;
+	return 0;
+}
+
+int tc_guard(struct tcl_call *c)
+{
+	struct action_limits l;
+	int64_t nodes, gpus, errors = c->ts->hook_errors, cmds = c->ts->hook_commands;
+	int32_t wn, wg;
+	Tcl_Obj *d;
+
+	action_get_limits(c->app, &l);
+	nodes = l.nodes;
+	gpus = l.gpus;
+	if (int_opt(c, "nodes", &nodes, 0) < 0 || int_opt(c, "gpus", &gpus, 0) < 0 ||
+	    int_opt(c, "hook-errors", &errors, 1) < 0 || int_opt(c, "hook-commands", &cmds, 1000) < 0)
+		return TCL_ERROR;
+	if (tc_opt(c, "window") && (tc_duration(tc_optstr(c, "window"), &l.window_us) < 0 || l.window_us < US_PER_SEC))
+		return tc_err(c, "INPUT", "-window wants a duration of at least 1s, as 60s or 5m");
+	l.nodes = (int32_t)nodes;
+	l.gpus = (int32_t)gpus;
+	action_set_limits(c->app, &l);
+	c->ts->hook_errors = (int)errors;
+	c->ts->hook_commands = cmds;
+	action_window(c->app, &wn, &wg);
+	d = Tcl_NewDictObj();
+	tc_dint(d, "nodes", l.nodes);
+	tc_dint(d, "gpus", l.gpus);
+	tc_dint(d, "window", l.window_us / US_PER_SEC);
+	tc_dint(d, "hook_errors", c->ts->hook_errors);
+	tc_dint(d, "hook_commands", c->ts->hook_commands);
+	tc_dint(d, "used_nodes", wn);
+	tc_dint(d, "used_gpus", wg);
+	Tcl_SetObjResult(c->interp, d);
+	return TCL_OK;
+}

@@ -1,0 +1,155 @@
+/*
+ * man_text.h - the prose of man/myriad-tcl.7 around the command list, which
+ * help.c generates from the table. Lines starting with ".X" (a capital) are
+ * troff requests; other lines are text, escaped by help.c. Included by
+ * help.c only.
+ */
+#ifndef MYRIAD_TCL_MAN_TEXT_H
+#define MYRIAD_TCL_MAN_TEXT_H
+
+static const char *const man_intro[] = {
+	".SH NAME",
+	"myriad-tcl - the command language of myriad: configuration, key bindings, hooks and runbooks",
+	".SH SYNOPSIS",
+	".B myriad",
+	"[-c CONFIG | --sim SPEC] [--read-only] [--dry-run] [--json] [--ticks T] -e SCRIPT",
+	".br",
+	".B myriad",
+	"[-c CONFIG | --sim SPEC] [--read-only] [--dry-run] [--json] [--ticks T] run RUNBOOK.tcl [ARGS...]",
+	".br",
+	"the console's : line, its key bindings, and the configuration file",
+	".SH DESCRIPTION",
+	"One embedded Tcl 8.6 interpreter is myriad's command language. The : line of the console, every key "
+	"binding, every hook, the configuration file, batch runbooks and the tests all call the same commands, "
+	"declared once in one command table; this page, help and completion are generated from that table.",
+	".PP",
+	"Commands are ensembles with -option value arguments: an argument is an option only when it is exactly "
+	"the name of one of the command's options, and -- ends the options. Results are Tcl lists and dicts. "
+	"Subcommands may be abbreviated to a unique prefix. Errors set errorCode to {MYRIAD KIND}, where KIND is "
+	"USAGE, INPUT, READONLY, GUARD, CONFIG, NOBACKEND, BACKEND, NOTAVAIL, TIME, BLOCK, UI, STORE, SAFE or EXIT.",
+	".PP",
+	"Nodesets use ClusterShell syntax and must be braced in Tcl, where brackets are command substitution: "
+	"node drain {gpu[0001-0004]} -reason \"xid79 gpu3 fallen-off-bus\". Topology groups: @all, @su:N, "
+	"@rack:N, @leaf:SU.RAIL (the nodes cabled to that leaf switch), @job:ID, @state:S. Scalable units and "
+	"racks count from 1, as the switch names (leaf-s03-r5) do; GPU indexes and rails count from 0, as "
+	"nvidia-smi does. One GPU is NODE:INDEX, as gpu0007:3.",
+	".PP",
+	"Every string that comes from outside (job names, node output) is passed as a Tcl value, never pasted "
+	"into a script: a hostile job name cannot break a command.",
+	".SH COMMANDS",
+	"Each entry gives the usage, what the command does, and its flags from the table: whether it acts on the "
+	"cluster, needs a backend, is allowed in read-only mode and in the safe interpreter.",
+	NULL,
+};
+
+static const char *const man_rest[] = {
+	".SH HOOKS",
+	"on KIND ?FILTER? SCRIPT runs SCRIPT for each event of KIND that passes FILTER and returns a handle "
+	"(hook1, hook2 ...) for off. SCRIPT runs at global level as the body of "
+	"apply {ev} {dict with ev {}; SCRIPT}: the event's fields are variables, and $ev is the whole dict.",
+	".TP",
+	".B fault",
+	"a fault opened (or, with -event ack|close|any, was acknowledged or closed). Variables: event id time node "
+	"gpu (gpu0007:3) index kind code xid severity text action count burst hardware sympathetic. FILTER words "
+	"are fault kinds (xid: faults from an XID line, whatever their kind; ecc nvlink ib thermal cooling power "
+	"parse conn host; any) and codes (XID numbers with xid); options -node NODESET, -severity LEVEL (at "
+	"least), -event E. Example: on fault {xid 79 48 64 95} { node drain $node -reason \"xid$code $gpu\" }",
+	".TP",
+	".B node",
+	"a node's scheduler state or drain reason changed. Variables: node state previous drain reason who time. "
+	"FILTER words are states as for nodes -state; option -node NODESET.",
+	".TP",
+	".B job",
+	"a job appeared (event new), changed state (change) or left the queue (end). Variables: id state previous "
+	"name user partition nodes gpus time. FILTER words are job states and new, change, end; options -user U, "
+	"-node NODESET.",
+	".TP",
+	".B conn",
+	"a host's connection state changed. Variables: node host state detail time. FILTER words are connection "
+	"states; options -node, -host.",
+	".TP",
+	".B tick",
+	"every tick (one second of cluster time). Variables: tick time seconds.",
+	".PP",
+	"every DURATION SCRIPT runs SCRIPT every DURATION of cluster time (at least 1s; the tick is the "
+	"resolution). Nothing fires for what the sources announce at tick 0 (inventory, the first queue); node "
+	"and job hooks fire on changes, never on a repeated poll.",
+	".PP",
+	"A hook never blocks the loop: vwait and a synchronous after are refused inside hooks, and a hook that "
+	"must wait (for a checkpoint, say) starts a coroutine that yields and is resumed by after or by another "
+	"hook. Each run of a hook may execute guard -hook-commands commands (default 1000000); a hook that "
+	"fails guard -hook-errors times (default 5) is disabled and reported; hooks lists them.",
+	".SH TIME",
+	"In the console cluster time passes by itself, one tick per second, and Tcl's after and timers run on "
+	"the console's event loop (Tcl's notifier is replaced: its timers are loop timers, its file handlers "
+	"loop watches; vwait and a synchronous after are refused there).",
+	".PP",
+	"In a batch run on the simulator, cluster time is virtual and Tcl's clock (clock seconds, after) is the "
+	"cluster's. It moves only while the run waits: advance DURATION (or advance alone: to the end of the "
+	"run), a synchronous after MS, a vwait (one tick at a time until the variable is set), and, with --ticks "
+	"T, after the script has run until tick T. After every tick the hooks have run and the Tcl timers that "
+	"came due run. A vwait may let time pass up to tick T (--ticks), or one hour without --ticks; after that "
+	"it fails. Without the simulator a batch run waits in real time.",
+	".SH BATCH RUNS",
+	"myriad ... -e SCRIPT and myriad ... run RUNBOOK.tcl ARGS run with no terminal; -e runs before the "
+	"runbook when both are given. The runbook gets argv, argc and argv0; ::myriad::batch is 1. Output goes "
+	"to stdout (notify prints lines with the cluster time), errors with errorInfo to stderr. The script's "
+	"result is printed when it is not empty. exit N (or quit N) ends the run with status N.",
+	".PP",
+	"With --json stdout holds one JSON object: ok, status, result (dicts become objects, lists arrays, "
+	"numbers numbers), error, errorinfo, output (what the script printed), actions (the audit of every "
+	"action decided or done), tick and time. --dry-run makes every acting command of the run a dry run.",
+	".PP",
+	"Runbooks shipped in scripts/: auto-drain.tcl, checkpoint-drain.tcl, drain-leaf.tcl, pue-watch.tcl, "
+	"morning-report.tcl, and keys.tcl (the default key bindings).",
+	".SH CONFIGURATION",
+	"-c FILE, or else $XDG_CONFIG_HOME/myriad/myriad.tcl (~/.config/myriad/myriad.tcl) when it exists and "
+	"--sim is not given, is a Tcl script using the same commands, plus sim, host, service, probe, plugin "
+	"and theme. With --sim SPEC the simulator starts first and sim in the configuration is ignored. When the "
+	"configuration starts no source and declares no host or service, the default simulator starts.",
+	".PP",
+	"host, service and probe record the inventory for the SSH engine (inventory shows it). Key bindings and "
+	"the theme given before the console exists are kept and applied when it starts, after the defaults of "
+	"scripts/keys.tcl. The configuration may define hooks but may not act on the cluster, nor exit.",
+	".PP",
+	"An error names the file and line (FILE:LINE: message) and myriad exits with status 1 (2 when the file "
+	"cannot be read): the console never starts half-configured.",
+	".SH SAFETY",
+	"Every acting command goes through one action engine, which emits an action event for each phase "
+	"(requested, decided, sent, result; the recorder keeps them as the audit trail) and applies, in order:",
+	".IP 1.",
+	"read-only: with --read-only every acting command is refused, from every path (the : line, keys, hooks, "
+	"runbooks); a dry run still says what would happen (it sends nothing), which is how a runbook is tried "
+	"on a recording: myriad --read-only --dry-run -e {replay open FILE; source RUNBOOK; advance}.",
+	".IP 2.",
+	"input: a drain needs a reason in the convention <source><code> <target> <detail>, such as "
+	"xid79 gpu3 fallen-off-bus: at most 64 characters, no commas, no control characters.",
+	".IP 3.",
+	"dry run: --dry-run or -dry-run decides and says what would happen (the nodes, GPUs and jobs it would "
+	"touch, and whether it would need confirmation), and sends nothing.",
+	".IP 4.",
+	"blast radius: when the nodes or GPUs touched by actions within guard -window (default 60s of cluster "
+	"time) would exceed guard -nodes (64) or guard -gpus (512), the action stops: the console asks the "
+	"operator and acts on yes; a batch run needs -force -reason TEXT.",
+	".IP 5.",
+	"backend: actions reach the scheduler only through the backend (the simulator's, or Slurm's); with none "
+	"(a recording) they fail with status 2. Results come back as events: a drain shows in the next poll.",
+	".PP",
+	"plugin FILE loads a Tcl script into a safe interpreter that holds only the commands marked safe, with a "
+	"command budget (-commands, default 100000) and, in the console, a time budget (-time MS, default 1000) "
+	"for every call into it, its hooks included.",
+	".SH EXIT STATUS",
+	"0 ok; 1 an error in what was asked (a script error, bad input, a guard that refused); 2 could not reach "
+	"what it needed (a part not available, no backend, a file that cannot be read).",
+	".SH EXAMPLES",
+	"myriad --sim gpus=2048,seed=3 -e {nodes -state drain}",
+	".br",
+	"myriad --sim gpus=2048,seed=3,accel=600 --ticks 3600 run scripts/auto-drain.tcl",
+	".br",
+	"myriad --sim gpus=256 --json -e {node drain {gpu[0001-0002]} -reason \"hc dcgmi-diag-r2 fail\" -dry-run}",
+	".SH SEE ALSO",
+	"myriad(1), tclsh(1), coroutine(n), after(n)",
+	NULL,
+};
+
+#endif

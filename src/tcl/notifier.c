@@ -1,0 +1,350 @@
+/*
+ * notifier.c - Tcl's event sources on myriad's one loop, and cluster time.
+ *
+ * Debian's Tcl is threaded and its default notifier waits in select() on a
+ * helper thread. We replace it (Tcl_SetNotifier) before Tcl starts:
+ *
+ *   console  Tcl's next timer becomes a loop timer and its file handlers
+ *            loop_watch()es; when they fire, Tcl_ServiceAll() runs what is
+ *            due. A nested wait (vwait, update-and-wait) is refused: nothing
+ *            may block the loop.
+ *   batch    there is no loop. Tcl's clock is the cluster's (Tcl_SetTimeProc)
+ *            when the simulator keeps virtual time; a wait (vwait) lets the
+ *            cluster tick, one second at a time, up to the run's horizon
+ *            (--ticks), and `advance` or a synchronous `after` let it tick
+ *            until a given time. After every tick hooks have run (from the
+ *            bus) and Tcl_ServiceAll() runs the timers that came due.
+ *
+ * One interpreter per process is served (the one tcl_init made last).
+ */
+#include <poll.h>
+#include <string.h>
+#include <time.h>
+#include "tcl_int.h"
+#include "../store/store.h"
+
+struct nt_fd {
+	int fd, mask;
+	Tcl_FileProc *proc;
+	ClientData cd;
+};
+
+struct nt_event {
+	Tcl_Event header;
+	int fd, ready;
+};
+
+static struct {
+	struct tcl_state *ts;
+	struct loop *loop;         /* attached loop; NULL in batch */
+	int64_t timer;             /* loop timer for Tcl's next timer */
+	struct nt_fd *fds;
+	int nfds, cfds;
+} nt;
+
+/* The loop we are attached to, if it is still the app's. */
+static struct loop *cur_loop(void)
+{
+	if (nt.loop && (!nt.ts || nt.ts->app->loop != nt.loop)) {
+		nt.loop = NULL;    /* freed under us: forget it */
+		nt.timer = 0;
+	}
+	return nt.loop;
+}
+
+/* ---- clock ---- */
+
+static void get_time(Tcl_Time *t, ClientData cd)
+{
+	struct timespec ts;
+
+	(void)cd;
+	if (nt.ts && tc_virtual(nt.ts)) {
+		t->sec = (long)(nt.ts->app->now / US_PER_SEC);
+		t->usec = (long)(nt.ts->app->now % US_PER_SEC);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	t->sec = (long)ts.tv_sec;
+	t->usec = (long)(ts.tv_nsec / 1000);
+}
+
+static void scale_time(Tcl_Time *t, ClientData cd)
+{
+	(void)t;
+	(void)cd;
+}
+
+void tc_virtual_clock(struct tcl_state *ts, int on)
+{
+	ts->virtual_clock = on;
+}
+
+int tc_virtual(const struct tcl_state *ts)
+{
+	return ts->virtual_clock && ts->app->virtual_time;
+}
+
+/* ---- file events ---- */
+
+static struct nt_fd *find_fd(int fd)
+{
+	for (int i = 0; i < nt.nfds; i++)
+		if (nt.fds[i].fd == fd)
+			return &nt.fds[i];
+	return NULL;
+}
+
+static int file_event(Tcl_Event *ev, int flags)
+{
+	struct nt_event *e = (struct nt_event *)ev;
+	struct nt_fd *f;
+
+	if (!(flags & TCL_FILE_EVENTS))
+		return 0;
+	if ((f = find_fd(e->fd)) && (f->mask & e->ready))
+		f->proc(f->cd, f->mask & e->ready);
+	return 1;
+}
+
+static void queue_file(int fd, int ready)
+{
+	struct nt_event *e = (struct nt_event *)Tcl_Alloc(sizeof *e);
+
+	e->header.proc = file_event;
+	e->fd = fd;
+	e->ready = ready;
+	Tcl_QueueEvent(&e->header, TCL_QUEUE_TAIL);
+}
+
+static void on_fd(void *ctx, int fd, int events)
+{
+	struct nt_fd *f = find_fd(fd);
+
+	(void)ctx;
+	if (!f)
+		return;
+	queue_file(fd, (events & LOOP_READ ? TCL_READABLE : 0) | (events & LOOP_WRITE ? TCL_WRITABLE : 0));
+	Tcl_ServiceAll();
+}
+
+static void watch(struct nt_fd *f)
+{
+	struct loop *l = cur_loop();
+
+	if (l)
+		loop_watch(l, f->fd, (f->mask & TCL_READABLE ? LOOP_READ : 0) | (f->mask & TCL_WRITABLE ? LOOP_WRITE : 0),
+			   on_fd, NULL);
+}
+
+static void create_file_handler(int fd, int mask, Tcl_FileProc *proc, ClientData cd)
+{
+	struct nt_fd *f = find_fd(fd);
+
+	if (!f) {
+		if (nt.nfds == nt.cfds) {
+			nt.cfds = nt.cfds ? nt.cfds * 2 : 8;
+			nt.fds = xrealloc(nt.fds, sizeof *nt.fds * (size_t)nt.cfds);
+		}
+		f = &nt.fds[nt.nfds++];
+	}
+	*f = (struct nt_fd){fd, mask, proc, cd};
+	watch(f);
+}
+
+static void delete_file_handler(int fd)
+{
+	struct nt_fd *f = find_fd(fd);
+	struct loop *l = cur_loop();
+
+	if (!f)
+		return;
+	if (l)
+		loop_unwatch(l, fd);
+	*f = nt.fds[--nt.nfds];
+}
+
+/* Batch: polls the file handlers, queueing what is ready. */
+static int poll_fds(int ms)
+{
+	struct pollfd p[64];
+	int n = MIN(nt.nfds, 64), found = 0;
+
+	for (int i = 0; i < n; i++)
+		p[i] = (struct pollfd){nt.fds[i].fd, (short)((nt.fds[i].mask & TCL_READABLE ? POLLIN : 0) |
+							     (nt.fds[i].mask & TCL_WRITABLE ? POLLOUT : 0)), 0};
+	if (poll(p, (nfds_t)n, ms) <= 0)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (p[i].revents) {
+			queue_file(p[i].fd, (p[i].revents & (POLLIN | POLLHUP | POLLERR) ? TCL_READABLE : 0) |
+						    (p[i].revents & POLLOUT ? TCL_WRITABLE : 0));
+			found = 1;
+		}
+	return found;
+}
+
+/* ---- timers and waiting ---- */
+
+static void on_timer(void *ctx, int64_t id)
+{
+	(void)ctx;
+	(void)id;
+	nt.timer = 0;
+	Tcl_ServiceAll();
+}
+
+static void set_timer(const Tcl_Time *t)
+{
+	struct loop *l = cur_loop();
+
+	if (!l)
+		return;   /* batch: serviced after every tick */
+	if (nt.timer)
+		loop_timer_cancel(l, nt.timer);
+	nt.timer = 0;
+	if (t)
+		nt.timer = loop_timer(l, (int64_t)t->sec * 1000 + (t->usec + 999) / 1000, 0, on_timer, NULL);
+}
+
+static int replaying(struct myriad *app)
+{
+	struct replay_info ri;
+
+	return replay_get_info(app, &ri) == 0;
+}
+
+/* One second of cluster time in a batch run (one recorded tick when
+ * replaying), unless the run or the recording is over. */
+static int batch_tick(struct tcl_state *ts)
+{
+	struct myriad *app = ts->app;
+
+	if (app->now >= ts->horizon || ts->exiting)
+		return -1;
+	if (replaying(app)) {
+		int64_t before = app->tick;
+		char *err = NULL;
+		int rc = replay_step(app, 1, &err);
+
+		free(err);
+		return rc < 0 || app->tick == before ? -1 : 0;
+	}
+	if (!app->nsources)
+		return -1;
+	if (!tc_virtual(ts)) {   /* real hosts: wait out the second */
+		int64_t due = app->now + US_PER_SEC - wall_us();
+
+		if (due > 0)
+			poll_fds((int)(due / 1000));
+	}
+	app_tick(app);
+	return 0;
+}
+
+static int wait_for_event(const Tcl_Time *t)
+{
+	struct tcl_state *ts = nt.ts;
+
+	if (t && t->sec == 0 && t->usec == 0)
+		return cur_loop() ? 0 : poll_fds(0);
+	if (cur_loop() || !ts || !ts->batch || ts->app->bus.flushing || tc_in_hook(ts))
+		return -1;   /* never block the console; never wait inside a hook */
+	return batch_tick(ts) < 0 ? -1 : 1;
+}
+
+static ClientData init_notifier(void)
+{
+	return &nt;
+}
+
+static void finalize_notifier(ClientData cd)
+{
+	(void)cd;
+}
+
+static void alert_notifier(ClientData cd)
+{
+	(void)cd;
+}
+
+static void service_mode_hook(int mode)
+{
+	(void)mode;
+}
+
+void tc_notifier_install(void)
+{
+	static Tcl_NotifierProcs procs = {
+		set_timer, wait_for_event, create_file_handler, delete_file_handler,
+		init_notifier, finalize_notifier, alert_notifier, service_mode_hook,
+	};
+
+	Tcl_SetNotifier(&procs);
+	Tcl_SetTimeProc(get_time, scale_time, NULL);
+}
+
+void tc_notifier_attach(struct tcl_state *ts)
+{
+	nt.ts = ts;
+	if (!ts->app->loop || nt.loop == ts->app->loop)
+		return;
+	nt.loop = ts->app->loop;
+	nt.timer = 0;
+	for (int i = 0; i < nt.nfds; i++)
+		watch(&nt.fds[i]);
+	nt.timer = loop_timer(nt.loop, 0, 0, on_timer, NULL);   /* whatever is due already */
+}
+
+void tc_notifier_detach(struct tcl_state *ts)
+{
+	struct loop *l;
+
+	if (nt.ts != ts)
+		return;
+	if ((l = cur_loop())) {
+		if (nt.timer)
+			loop_timer_cancel(l, nt.timer);
+		for (int i = 0; i < nt.nfds; i++)
+			loop_unwatch(l, nt.fds[i].fd);
+	}
+	nt.loop = NULL;
+	nt.timer = 0;
+	nt.ts = NULL;
+}
+
+void tcl_service(struct myriad *app)
+{
+	struct tcl_state *ts = app->tcl;
+
+	if (!ts)
+		return;
+	if (app->loop && nt.loop != app->loop)
+		tc_notifier_attach(ts);
+	Tcl_ServiceAll();
+}
+
+int tc_advance(struct tcl_state *ts, Tcl_Interp *in, int64_t until)
+{
+	struct myriad *app = ts->app;
+
+	if (!ts->batch && app->loop)
+		return tc_ierr(in, "TIME", "time passes by itself in the console");
+	if (app->bus.flushing || tc_in_hook(ts))
+		return tc_ierr(in, "TIME", "cannot let time pass inside a hook: use a coroutine with after");
+	if (!app->nsources && !replaying(app))
+		return tc_ierr(in, "NOTAVAIL", "no source runs: there is no cluster time to let pass");
+	while (app->now < until && !ts->exiting) {
+		int64_t keep = ts->horizon;
+		int rc;
+
+		ts->horizon = INT64_MAX;   /* an explicit wait may go past the run's end */
+		rc = batch_tick(ts);
+		ts->horizon = keep;
+		if (rc < 0)
+			break;   /* the end of the recording */
+		Tcl_ServiceAll();
+	}
+	Tcl_SetObjResult(in, Tcl_NewWideIntObj((Tcl_WideInt)app->tick));
+	return TCL_OK;
+}

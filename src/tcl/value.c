@@ -1,0 +1,398 @@
+/*
+ * value.c - reading and building the values commands trade in: dicts,
+ * durations and times, nodesets with topology groups, nodes, GPUs and job
+ * ids, node state names, and Tcl values as JSON for --json.
+ *
+ * Names and numbers that people type count SUs and racks from 1 (as the
+ * switch names leaf-s03-r5 do) and GPU indexes and rails from 0 (as
+ * nvidia-smi does).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include "tcl_int.h"
+
+void tc_dput(Tcl_Obj *d, const char *key, Tcl_Obj *v)
+{
+	Tcl_DictObjPut(NULL, d, Tcl_NewStringObj(key, -1), v);
+}
+
+void tc_dstr(Tcl_Obj *d, const char *key, const char *s)
+{
+	tc_dput(d, key, Tcl_NewStringObj(s ? s : "", -1));
+}
+
+void tc_dint(Tcl_Obj *d, const char *key, int64_t v)
+{
+	tc_dput(d, key, Tcl_NewWideIntObj((Tcl_WideInt)v));
+}
+
+void tc_ddbl(Tcl_Obj *d, const char *key, double v)
+{
+	if (isfinite(v))
+		tc_dput(d, key, Tcl_NewDoubleObj(round(v * 1000.0) / 1000.0));
+	else
+		tc_dstr(d, key, "");
+}
+
+void tc_dtime(Tcl_Obj *d, const char *key, int64_t us)
+{
+	char iso[32] = "";
+
+	if (us)
+		fmt_iso(us, iso);
+	tc_dstr(d, key, iso);
+}
+
+/* ---- durations and times ---- */
+
+int tc_duration(const char *s, int64_t *us)
+{
+	static const struct { const char *unit; int64_t us; } units[] = {
+		{"", US_PER_SEC}, {"s", US_PER_SEC}, {"ms", 1000}, {"m", 60 * US_PER_SEC},
+		{"h", 3600 * US_PER_SEC}, {"d", 86400 * US_PER_SEC},
+	};
+	const char *p = s;
+	int64_t n;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p == s || parse_i64(s, (size_t)(p - s), &n) < 0 || n > 1000000000)
+		return -1;
+	for (unsigned i = 0; i < ARRAY_LEN(units); i++)
+		if (!strcmp(p, units[i].unit)) {
+			*us = n * units[i].us;
+			return 0;
+		}
+	return -1;
+}
+
+int tc_when(struct myriad *app, const char *s, int64_t *us)
+{
+	int64_t d;
+
+	if (s[0] == '+' && !tc_duration(s + 1, &d)) {
+		*us = app->start + d;
+		return 0;
+	}
+	if (s[0] == '-' && !tc_duration(s + 1, &d)) {
+		*us = app->now - d;
+		return 0;
+	}
+	if (!parse_iso(s, us))
+		return 0;
+	if (!tc_duration(s, &d)) {   /* "1h": that long ago */
+		*us = app->now - d;
+		return 0;
+	}
+	return -1;
+}
+
+/* ---- nodesets and groups ---- */
+
+static int add_if(struct myriad *app, struct nodeset *out, int (*pred)(const struct model *, int32_t, const void *),
+		  const void *arg)
+{
+	const struct model *m = &app->model;
+	int n = 0;
+
+	for (int32_t i = 0; i < m->nnodes; i++)
+		if (m->nodes[i].name[0] && pred(m, i, arg)) {
+			nodeset_add(out, m->nodes[i].name);
+			n++;
+		}
+	return n;
+}
+
+static int in_su(const struct model *m, int32_t i, const void *arg)
+{
+	return m->nodes[i].su == *(const int32_t *)arg;
+}
+
+static int in_rack(const struct model *m, int32_t i, const void *arg)
+{
+	return m->nodes[i].rack == *(const int32_t *)arg;
+}
+
+static int any_node(const struct model *m, int32_t i, const void *arg)
+{
+	(void)m;
+	(void)i;
+	(void)arg;
+	return 1;
+}
+
+static int in_state(const struct model *m, int32_t i, const void *arg)
+{
+	return tc_state_match(&m->nodes[i], arg) == 1;
+}
+
+static int add_job_nodes(struct myriad *app, struct nodeset *out, uint32_t id)
+{
+	const struct job *j = model_job(&app->model, id);
+
+	if (!j)
+		return -1;
+	for (int32_t k = 0; k < j->nnodes; k++)
+		nodeset_add(out, app->model.nodes[j->node_idx[k]].name);
+	return 0;
+}
+
+int tc_group(void *ctx, const char *group, struct nodeset *out, char **err)
+{
+	struct myriad *app = ctx;
+	int32_t a, b;
+	char extra;
+
+	if (!strcmp(group, "all")) {
+		add_if(app, out, any_node, NULL);
+		return 0;
+	}
+	if (sscanf(group, "su:%d%c", &a, &extra) == 1 && a >= 1) {
+		a--;
+		add_if(app, out, in_su, &a);
+		return 0;
+	}
+	if (sscanf(group, "rack:%d%c", &a, &extra) == 1 && a >= 1) {
+		a--;
+		add_if(app, out, in_rack, &a);
+		return 0;
+	}
+	if (sscanf(group, "leaf:%d.%d%c", &a, &b, &extra) == 2 && a >= 1 && b >= 0 && b < app->model.topo.rails) {
+		a--;   /* every node of the SU has one port on that rail's leaf */
+		add_if(app, out, in_su, &a);
+		return 0;
+	}
+	if (sscanf(group, "job:%d%c", &a, &extra) == 1 && a > 0) {
+		if (add_job_nodes(app, out, (uint32_t)a) < 0) {
+			*err = xasprintf("no job %d", a);
+			return -1;
+		}
+		return 0;
+	}
+	if (!strncmp(group, "state:", 6) && tc_state_match(&(struct node){0}, group + 6) >= 0) {
+		add_if(app, out, in_state, group + 6);
+		return 0;
+	}
+	*err = xasprintf("unknown group @%s (groups: @all @su:N @rack:N @leaf:SU.RAIL @job:ID @state:S)", group);
+	return -1;
+}
+
+struct nodeset *tc_nodeset(struct tcl_call *c, Tcl_Obj *text)
+{
+	struct nodeset *ns = nodeset_new();
+	char *err = NULL;
+
+	if (nodeset_parse(ns, Tcl_GetString(text), tc_group, c->app, &err) < 0) {
+		tc_err(c, "INPUT", "bad nodeset \"%s\": %s", Tcl_GetString(text), err ? err : "?");
+		free(err);
+		nodeset_free(ns);
+		return NULL;
+	}
+	return ns;
+}
+
+struct collect {
+	const struct model *m;
+	int32_t *idx;
+	int32_t n;
+	struct sbuf unknown;
+	int nunknown;
+};
+
+static int collect_name(void *ctx, const char *name)
+{
+	struct collect *k = ctx;
+	int32_t i = model_node_index(k->m, name);
+
+	if (i >= 0)
+		k->idx[k->n++] = i;
+	else if (k->nunknown++ < 3)
+		sbuf_printf(&k->unknown, "%s%s", k->nunknown > 1 ? ", " : "", name);
+	return 0;
+}
+
+int tc_node_indexes(struct tcl_call *c, Tcl_Obj *text, int32_t **idx, int32_t *n, char **folded)
+{
+	struct nodeset *ns = tc_nodeset(c, text);
+	struct collect k = {&c->app->model, NULL, 0, {0}, 0};
+	size_t count;
+
+	if (!ns)
+		return -1;
+	count = nodeset_count(ns);
+	if (count > (size_t)c->app->model.nnodes + 1000) {
+		nodeset_free(ns);
+		return tc_err(c, "INPUT", "nodeset \"%s\" names %zu nodes; the cluster has %d", Tcl_GetString(text),
+			      count, c->app->model.nnodes), -1;
+	}
+	k.idx = xmalloc(sizeof *k.idx * (count + 1));
+	nodeset_foreach(ns, collect_name, &k);
+	if (k.nunknown) {
+		tc_err(c, "INPUT", "unknown node%s: %s%s", k.nunknown > 1 ? "s" : "", k.unknown.s,
+		       k.nunknown > 3 ? ", ..." : "");
+		free(k.idx);
+		sbuf_free(&k.unknown);
+		nodeset_free(ns);
+		return -1;
+	}
+	if (folded)
+		*folded = nodeset_fold(ns);
+	nodeset_free(ns);
+	*idx = k.idx;
+	*n = k.n;
+	return 0;
+}
+
+int tc_node(struct tcl_call *c, Tcl_Obj *name, int32_t *node)
+{
+	*node = model_node_index(&c->app->model, Tcl_GetString(name));
+	if (*node < 0)
+		return tc_err(c, "INPUT", "unknown node \"%s\"", Tcl_GetString(name)), -1;
+	return 0;
+}
+
+int tc_gpu(struct tcl_call *c, Tcl_Obj *node, Tcl_Obj *idx, int32_t *n, int32_t *g)
+{
+	const char *s = Tcl_GetString(node), *colon = strrchr(s, ':');
+	char name[NAME_MAX_LEN];
+	int64_t v;
+	const char *num;
+	size_t len;
+
+	if (idx) {
+		num = Tcl_GetString(idx);
+		len = strlen(s);
+	} else if (colon) {
+		num = colon + 1;
+		len = (size_t)(colon - s);
+	} else {
+		return tc_err(c, "INPUT", "a GPU is NODE:INDEX (gpu0007:3) or NODE INDEX, not \"%s\"", s), -1;
+	}
+	snprintf(name, sizeof name, "%.*s", (int)MIN(len, sizeof name - 1), s);
+	*n = model_node_index(&c->app->model, name);
+	if (*n < 0)
+		return tc_err(c, "INPUT", "unknown node \"%s\"", name), -1;
+	if (parse_i64(num, strlen(num), &v) < 0 || v < 0 || v >= c->app->model.gpus_per_node)
+		return tc_err(c, "INPUT", "GPU index \"%s\" is not 0..%d", num, c->app->model.gpus_per_node - 1), -1;
+	*g = (int32_t)v;
+	return 0;
+}
+
+int tc_job_id(struct tcl_call *c, Tcl_Obj *o, uint32_t *id)
+{
+	Tcl_WideInt v;
+
+	if (Tcl_GetWideIntFromObj(NULL, o, &v) != TCL_OK || v <= 0 || v > UINT32_MAX)
+		return tc_err(c, "INPUT", "a job id is a positive number, not \"%s\"", Tcl_GetString(o)), -1;
+	*id = (uint32_t)v;
+	return 0;
+}
+
+/* ---- node states ---- */
+
+static const struct { uint32_t flag; const char *name; } node_flags[] = {
+	{NODE_F_DRAIN, "drain"}, {NODE_F_NOT_RESPONDING, "not_responding"}, {NODE_F_MAINT, "maint"},
+	{NODE_F_REBOOT, "reboot"}, {NODE_F_COMPLETING, "completing"}, {NODE_F_FAIL, "fail"},
+};
+
+char *tc_node_state(const struct node *n)
+{
+	struct sbuf b = {0};
+
+	sbuf_adds(&b, node_base_name(n->base));
+	for (unsigned i = 0; i < ARRAY_LEN(node_flags); i++)
+		if (n->flags & node_flags[i].flag)
+			sbuf_printf(&b, "+%s", node_flags[i].name);
+	return b.s;
+}
+
+static int busy(const struct node *n)
+{
+	return n->base == NODE_ALLOC || n->base == NODE_MIXED;
+}
+
+int tc_state_match(const struct node *n, const char *s)
+{
+	int b = node_base_from_name(s);
+
+	if (b >= 0)
+		return n->base == b;
+	if (!strcasecmp(s, "drained"))
+		return (n->flags & NODE_F_DRAIN) && !busy(n);
+	if (!strcasecmp(s, "draining"))
+		return (n->flags & NODE_F_DRAIN) && busy(n);
+	if (!strcasecmp(s, "busy"))
+		return busy(n);
+	if (!strcasecmp(s, "up"))
+		return (n->base == NODE_IDLE || busy(n)) && !(n->flags & (NODE_F_DRAIN | NODE_F_NOT_RESPONDING | NODE_F_FAIL));
+	if (!strcasecmp(s, "noresp"))
+		return (n->flags & NODE_F_NOT_RESPONDING) != 0;
+	for (unsigned i = 0; i < ARRAY_LEN(node_flags); i++)
+		if (!strcasecmp(s, node_flags[i].name))
+			return (n->flags & node_flags[i].flag) != 0;
+	return -1;
+}
+
+/* ---- JSON ---- */
+
+static void json_list(Tcl_Obj *v, struct sbuf *out)
+{
+	Tcl_Obj **e;
+	int n;
+
+	Tcl_ListObjGetElements(NULL, v, &n, &e);
+	sbuf_addc(out, '[');
+	for (int i = 0; i < n; i++) {
+		if (i)
+			sbuf_addc(out, ',');
+		tc_json(e[i], out);
+	}
+	sbuf_addc(out, ']');
+}
+
+static void json_dict(Tcl_Obj *v, struct sbuf *out)
+{
+	Tcl_DictSearch s;
+	Tcl_Obj *k, *val;
+	int done, first = 1;
+
+	sbuf_addc(out, '{');
+	for (Tcl_DictObjFirst(NULL, v, &s, &k, &val, &done); !done; Tcl_DictObjNext(&s, &k, &val, &done)) {
+		if (!first)
+			sbuf_addc(out, ',');
+		first = 0;
+		sbuf_json_str(out, Tcl_GetString(k));
+		sbuf_addc(out, ':');
+		tc_json(val, out);
+	}
+	Tcl_DictObjDone(&s);
+	sbuf_addc(out, '}');
+}
+
+/* By the value's current Tcl type: dicts become objects, lists arrays,
+ * integers and doubles numbers, everything else a string. */
+void tc_json(Tcl_Obj *v, struct sbuf *out)
+{
+	static const Tcl_ObjType *dict_t, *list_t, *int_t, *wide_t, *dbl_t;
+	double d;
+
+	if (!dict_t) {
+		dict_t = Tcl_GetObjType("dict");
+		list_t = Tcl_GetObjType("list");
+		int_t = Tcl_GetObjType("int");
+		wide_t = Tcl_GetObjType("wideInt");
+		dbl_t = Tcl_GetObjType("double");
+	}
+	if (v->typePtr && v->typePtr == dict_t)
+		json_dict(v, out);
+	else if (v->typePtr && v->typePtr == list_t)
+		json_list(v, out);
+	else if (v->typePtr && (v->typePtr == int_t || v->typePtr == wide_t))
+		sbuf_adds(out, Tcl_GetString(v));
+	else if (v->typePtr && v->typePtr == dbl_t && Tcl_GetDoubleFromObj(NULL, v, &d) == TCL_OK && isfinite(d))
+		sbuf_adds(out, Tcl_GetString(v));
+	else
+		sbuf_json_str(out, Tcl_GetString(v));
+}

@@ -1,0 +1,391 @@
+/*
+ * console.c - the full-screen console: its life cycle in the one event loop
+ * (terminal input, the tick timer, SIGWINCH, the before-sleep redraw), the
+ * bus subscription that feeds the log and marks panels dirty, key dispatch
+ * through the key tables, and the API of ui.h.
+ *
+ * Key dispatch is a chain (NeoMutt's dispatchers, tmux's key tables): a modal
+ * part (command line, filter, confirmation, help) gets the key first; then
+ * the current panel's table, then the global table. A binding's command is a
+ * built-in action (actions.c) or a Tcl script.
+ */
+#include <locale.h>
+#include <langinfo.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "ui_int.h"
+#include "../stream.h"
+#include "../tcl/tcl.h"
+
+static const struct panel_ops *const all_panels[NPANELS] = {
+	&panel_utilization, &panel_topology, &panel_power, &panel_faults, &panel_jobs, &panel_node, &panel_log,
+};
+
+int console_panel_index(const char *name)
+{
+	for (int i = 0; i < NPANELS; i++)
+		if (!strcmp(all_panels[i]->name, name))
+			return i;
+	return -1;
+}
+
+void console_set_message(struct console *c, int role, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->message, sizeof c->message, fmt, ap);
+	va_end(ap);
+	c->msg_role = role;
+	c->msg_until = mono_us() + (role == R_ERROR ? 10 : 6) * US_PER_SEC;
+	c->dirty |= DIRTY_STATUS;
+}
+
+/* ---- the log ring ---- */
+
+void console_log(struct console *c, int role, const char *kind, const char *fmt, ...)
+{
+	char buf[1024];
+	struct log_line *l;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (c->log_n == LOG_CAP) {
+		l = &c->log[c->log_head];
+		free(l->text);
+		c->log_head = (c->log_head + 1) % LOG_CAP;
+		c->log_n--;
+	}
+	l = &c->log[(c->log_head + c->log_n) % LOG_CAP];
+	c->log_n++;
+	c->log_seq++;
+	l->time = c->app->model.time;
+	l->role = (uint8_t)role;
+	snprintf(l->kind, sizeof l->kind, "%s", kind);
+	l->text = xmalloc(strlen(buf) + 1);
+	text_sanitize(l->text, strlen(buf) + 1, buf);
+	if (c->cur == console_panel_index("log"))
+		c->dirty |= DIRTY_PANEL;
+}
+
+const struct log_line *console_log_at(const struct console *c, int i)
+{
+	if (i < 0 || i >= c->log_n)
+		return NULL;
+	return &c->log[(c->log_head + i) % LOG_CAP];
+}
+
+/* ---- events from the bus ---- */
+
+static void log_new_faults(struct console *c)
+{
+	const struct model *m = &c->app->model;
+
+	for (; c->seen_fault_id < m->next_fault_id; c->seen_fault_id++) {
+		const struct fault *f = model_fault(m, c->seen_fault_id);
+		char where[80];
+
+		if (!f)
+			continue;
+		if (f->node >= 0 && f->gpu >= 0)
+			snprintf(where, sizeof where, f->kind == FK_IB ? "%s r%d" : "%s:%d", m->nodes[f->node].name, f->gpu);
+		else
+			snprintf(where, sizeof where, "%s", f->node >= 0 ? m->nodes[f->node].name : "facility");
+		console_log(c, severity_role(f->severity), "fault", "#%u %s %s %s -> %s", f->id, where,
+			    fault_kind_name(f->kind), f->text, f->action);
+	}
+}
+
+static void track_nodes(struct console *c)
+{
+	const struct model *m = &c->app->model;
+
+	if (c->nnodes_seen == m->nnodes)
+		return;
+	c->node_flags = xrealloc(c->node_flags, sizeof *c->node_flags * (size_t)(m->nnodes + 1));
+	for (int32_t i = c->nnodes_seen; i < m->nnodes; i++)
+		c->node_flags[i] = m->nodes[i].flags;
+	c->nnodes_seen = m->nnodes;
+}
+
+static void on_node_state(struct console *c, const struct ev_node_state *e)
+{
+	const struct model *m = &c->app->model;
+	const struct node *n;
+
+	track_nodes(c);
+	if (e->node < 0 || e->node >= c->nnodes_seen)
+		return;
+	n = &m->nodes[e->node];
+	if ((n->flags ^ c->node_flags[e->node]) & NODE_F_DRAIN) {
+		if (n->flags & NODE_F_DRAIN)
+			console_log(c, R_WARN, "node", "%s drained: %s%s%s", n->name, n->reason,
+				    n->reason_who[0] ? " by " : "", n->reason_who);
+		else
+			console_log(c, R_GOOD, "node", "%s back in service", n->name);
+	}
+	c->node_flags[e->node] = n->flags;
+}
+
+/* The audit trail: the request in full, then one short line per phase. */
+static void on_action(struct console *c, const struct ev_action *a)
+{
+	const char *detail = a->detail && a->detail[0] ? a->detail : NULL;
+
+	switch (a->phase) {
+	case ACT_REQUESTED:
+		console_log(c, R_INFO, "action", "#%u %s %s %s%s%s%s", a->id, a->verb ? a->verb : "",
+			    a->target ? a->target : "", a->args ? a->args : "", a->who && a->who[0] ? "  by " : "",
+			    a->who ? a->who : "", a->dry_run ? "  (dry run)" : "");
+		break;
+	case ACT_DECIDED:
+		console_log(c, a->ok ? R_GOOD : R_ERR, "action", "#%u %s%s%s", a->id, a->ok ? "allowed" : "refused",
+			    detail ? ": " : "", detail ? detail : "");
+		break;
+	case ACT_SENT:
+		console_log(c, R_INFO, "action", "#%u sent%s%s", a->id, detail ? " to " : "", detail ? detail : "");
+		break;
+	case ACT_RESULT:
+		console_log(c, a->ok ? R_GOOD : R_ERR, "action", "#%u %s%s%s", a->id, a->ok ? "done" : "failed",
+			    detail ? ": " : "", detail ? detail : "");
+		break;
+	default:
+		break;
+	}
+}
+
+static void console_event(void *ctx, const struct event *ev)
+{
+	struct console *c = ctx;
+	const struct model *m = &c->app->model;
+
+	c->dirty |= DIRTY_PANEL | DIRTY_HEADER;
+	switch (ev->type) {
+	case EV_TICK:
+		c->parse_errors_this_tick = 0;
+		c->dirty |= DIRTY_STATUS;
+		break;
+	case EV_NODE:
+		track_nodes(c);
+		break;
+	case EV_NODE_STATE:
+		on_node_state(c, &ev->u.node_state);
+		break;
+	case EV_FAULT_ACK:
+		console_log(c, R_ACKED, "fault", "#%u acknowledged by %s%s%s", ev->u.fault_ack.id,
+			    ev->u.fault_ack.who ? ev->u.fault_ack.who : "?", ev->u.fault_ack.note ? ": " : "",
+			    ev->u.fault_ack.note ? ev->u.fault_ack.note : "");
+		break;
+	case EV_FAULT_CLOSE:
+		console_log(c, R_INFO, "fault", "#%u closed: %s", ev->u.fault_close.id,
+			    ev->u.fault_close.why ? ev->u.fault_close.why : "");
+		break;
+	case EV_CONN:
+		console_log(c, ev->u.conn.state == CONN_UP ? R_GOOD : R_WARN, "conn", "%s: %s%s%s",
+			    ev->u.conn.host ? ev->u.conn.host : "?", conn_state_name(ev->u.conn.state),
+			    ev->u.conn.detail && ev->u.conn.detail[0] ? " -- " : "",
+			    ev->u.conn.detail ? ev->u.conn.detail : "");
+		break;
+	case EV_PARSE_ERROR:
+		if (c->parse_errors_this_tick++ < 5)
+			console_log(c, R_WARN, "parse", "%s from %s: %s: %.80s", fmt_name(ev->u.parse_error.fmt),
+				    ev->u.parse_error.node >= 0 && ev->u.parse_error.node < m->nnodes
+					    ? m->nodes[ev->u.parse_error.node].name : (ev->source ? ev->source : "?"),
+				    ev->u.parse_error.error ? ev->u.parse_error.error : "",
+				    ev->u.parse_error.excerpt ? ev->u.parse_error.excerpt : "");
+		break;
+	case EV_ACTION:
+		on_action(c, &ev->u.action);
+		break;
+	case EV_MARK:
+		console_log(c, R_INFO, "mark", "%s: %s", ev->u.mark.who ? ev->u.mark.who : "?",
+			    ev->u.mark.text ? ev->u.mark.text : "");
+		break;
+	default:
+		break;
+	}
+	if (m->next_fault_id != c->seen_fault_id)
+		log_new_faults(c);
+}
+
+/* ---- construction ---- */
+
+struct console *console_new(struct myriad *app, const struct cli_opts *o, int w, int h)
+{
+	struct console *c = xcalloc(1, sizeof *c);
+
+	c->app = app;
+	c->opts = o;
+	c->colours = 256;
+	theme_builtin(&c->theme);
+	keymap_defaults(&c->keys);
+	for (int i = 0; i < NPANELS; i++) {
+		c->ops[i] = all_panels[i];
+		keymap_table(&c->keys, c->ops[i]->name, 1);
+	}
+	c->log = xcalloc(LOG_CAP, sizeof *c->log);
+	c->seen_fault_id = app->model.next_fault_id;
+	c->node_sel = 0;
+	c->ticks_left = o && o->ticks >= 0 ? o->ticks : -1;
+	track_nodes(c);
+	for (int i = 0; i < NPANELS; i++)
+		c->st[i] = c->ops[i]->init(c);
+	c->bus_sub = bus_subscribe(&app->bus, BUS_ALL, console_event, c);
+	console_resize(c, w, h);
+	return c;
+}
+
+void console_free(struct console *c)
+{
+	if (!c)
+		return;
+	bus_unsubscribe(&c->app->bus, c->bus_sub);
+	for (int i = 0; i < NPANELS; i++)
+		c->ops[i]->free(c->st[i]);
+	for (int i = 0; i < c->log_n; i++)
+		free(console_log_at(c, i)->text);
+	free(c->log);
+	free(c->node_flags);
+	free(c->gstate);
+	free(c->confirm.text);
+	free(c->confirm.cmd);
+	keymap_free(&c->keys);
+	grid_free(&c->grid);
+	if (c->app->console == c)
+		c->app->console = NULL;
+	free(c);
+}
+
+void console_resize(struct console *c, int w, int h)
+{
+	c->w = w;
+	c->h = h;
+	grid_resize(&c->grid, w, h);
+	for (int i = 0; i < NPANELS; i++)
+		if (c->ops[i]->resize)
+			c->ops[i]->resize(c->st[i], w, MAX(h - 4, 1));
+	c->dirty = DIRTY_ALL;
+}
+
+void console_quit(struct console *c)
+{
+	c->quit = 1;
+	if (c->app->loop && c->app->console == c)
+		loop_stop(c->app->loop, 0);
+}
+
+void console_show_node(struct console *c, int32_t node)
+{
+	if (node < 0 || node >= c->app->model.nnodes)
+		return;
+	c->node_sel = node;
+	c->cur = console_panel_index("node");
+	c->dirty = DIRTY_ALL;
+}
+
+/* ---- keys ---- */
+
+static void run_binding(struct console *c, const char *cmd)
+{
+	struct sbuf out = {0};
+
+	if (action_run(c, cmd))
+		return;
+	if (!c->tcl_ok) {
+		console_set_message(c, R_ERROR, "this key runs Tcl, which is not available: %s", cmd);
+		return;
+	}
+	if (tcl_eval(c->app, cmd, &out))
+		console_set_message(c, R_ERROR, "%s", out.s ? out.s : "error");
+	else if (out.len)
+		console_set_message(c, R_MESSAGE, "%s", out.s);
+	sbuf_free(&out);
+	c->dirty = DIRTY_ALL;
+}
+
+static void filter_key(struct console *c, int key)
+{
+	size_t n = strlen(c->edit);
+
+	if (key == UK_ENTER || key == UK_ESCAPE) {
+		if (key == UK_ESCAPE)
+			c->edit[0] = '\0';
+		c->mode = MODE_NORMAL;
+	} else if (key == UK_BSPACE || key == 8 || key == 127) {
+		while (n > 0 && ((unsigned char)c->edit[n - 1] & 0xc0) == 0x80)
+			n--;
+		if (n > 0)
+			n--;
+		c->edit[n] = '\0';
+	} else if (key == 21) {   /* C-u */
+		c->edit[0] = '\0';
+	} else if (key >= 0x20 && key < UK_BASE && key != 0x7f) {
+		char buf[4];
+		int len = utf8_encode((uint32_t)key, buf);
+
+		if (n + (size_t)len < sizeof c->edit - 1) {
+			memcpy(c->edit + n, buf, (size_t)len);
+			c->edit[n + (size_t)len] = '\0';
+		}
+	}
+	snprintf(c->filter[c->cur], sizeof c->filter[c->cur], "%s", c->edit);
+	if (c->ops[c->cur]->filter)
+		c->ops[c->cur]->filter(c->st[c->cur], c->edit);
+	c->dirty = DIRTY_ALL;
+}
+
+void console_key(struct console *c, int key)
+{
+	const struct binding *b;
+	char name[32];
+
+	c->dirty |= DIRTY_PANEL | DIRTY_STATUS;
+	switch (c->mode) {
+	case MODE_COMMAND: cmdline_key(c, key); return;
+	case MODE_FILTER: filter_key(c, key); return;
+	case MODE_HELP: help_key(c, key); return;
+	case MODE_CONFIRM:
+		if (key == 'y' || key == 'Y')
+			action_confirm_answer(c, 1, 0);
+		else if (key == 'e' && c->confirm.cmd)
+			action_confirm_answer(c, 0, 1);
+		else if (key == 'n' || key == 'N' || key == UK_ESCAPE || key == 'q' || key == 3)
+			action_confirm_answer(c, 0, 0);
+		return;
+	default:
+		break;
+	}
+	if (!(b = keymap_lookup(&c->keys, c->ops[c->cur]->name, key)))
+		b = keymap_lookup(&c->keys, "global", key);
+	if (b) {
+		char *cmd = xstrdup(b->cmd);   /* the binding may be replaced while it runs */
+
+		run_binding(c, cmd);
+		free(cmd);
+		glue_selection(c);
+		return;
+	}
+	key_to_name(key, name, sizeof name);
+	console_set_message(c, R_ERROR, "%s is not bound (? lists the keys)", name);
+}
+
+void console_mouse(struct console *c, int x, int y)
+{
+	if (c->mode == MODE_HELP) {
+		c->mode = MODE_NORMAL;
+	} else if (c->mode != MODE_NORMAL) {
+		return;
+	} else if (y == 1) {
+		for (int i = 0; i < NPANELS; i++)
+			if (x >= c->tab_x[i] && x < c->tab_x[i + 1])
+				c->cur = i;
+	} else if (y >= 2 && y < c->h - 2 && c->ops[c->cur]->click) {
+		c->ops[c->cur]->click(c->st[c->cur], x, y - 2);
+	}
+	c->dirty = DIRTY_ALL;
+	glue_selection(c);
+}

@@ -1,0 +1,108 @@
+/*
+ * glue.c - the console's side of the interfaces the Tcl interpreter and the
+ * store offer it (tcl.h: tcl_console_ready, tcl_set_selection, tcl_service;
+ * store.h: replay_pump). Tcl's `ui do ACTION ?ARG?` and `prompt` come back
+ * through the ops table below.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "ui_int.h"
+#include "../store/store.h"
+#include "../tcl/tcl.h"
+
+/* Tcl's action names (`ui do`) to the console's: "command-line" and
+ * "refresh", and "select up|down|left|right|top|bottom|pageup|pagedown|open". */
+static int glue_action(struct myriad *app, const char *name, const char *arg, char **err)
+{
+	static const char *const sel[][2] = {
+		{"up", "cursor-up"}, {"down", "cursor-down"}, {"left", "cursor-left"}, {"right", "cursor-right"},
+		{"top", "top"}, {"bottom", "bottom"}, {"pageup", "page-up"}, {"pagedown", "page-down"},
+		{"open", "select"}, {"back", "back"},
+	};
+	struct console *c = app->console;
+	char cmd[160];
+
+	if (!c) {
+		*err = xstrdup("not available without the console");
+		return -1;
+	}
+	if (!strcmp(name, "command-line"))
+		name = "command-prompt";
+	else if (!strcmp(name, "refresh"))
+		name = "redraw";
+	else if (!strcmp(name, "select") && arg && *arg) {
+		for (unsigned i = 0; i < ARRAY_LEN(sel); i++)
+			if (!strcmp(arg, sel[i][0]))
+				return action_run(c, sel[i][1]) ? 0 : -1;
+	}
+	snprintf(cmd, sizeof cmd, "%s%s%s", name, arg && *arg ? " " : "", arg ? arg : "");
+	if (!action_exists(cmd)) {
+		*err = xasprintf("no console action \"%s\"", cmd);
+		return -1;
+	}
+	action_run(c, cmd);
+	return 0;
+}
+
+static int glue_prompt(struct myriad *app, const char *text, void (*done)(void *ctx, const char *line), void *ctx,
+		       char **err)
+{
+	struct console *c = app->console;
+
+	if (!c) {
+		*err = xstrdup("not available without the console");
+		return -1;
+	}
+	cmdline_prompt(c, text, done, ctx);
+	return 0;
+}
+
+static const struct tcl_console_ops ops = {glue_action, glue_prompt};
+
+int glue_console_ready(struct console *c)
+{
+	char *err = NULL;
+
+	if (!c->tcl_ok)
+		return 0;
+	if (tcl_console_ready(c->app, &ops, &err) < 0) {
+		console_log(c, R_ERR, "tcl", "%s", err ? err : "the console's Tcl set-up failed");
+		console_set_message(c, R_ERROR, "%s", err ? err : "the console's Tcl set-up failed");
+	}
+	free(err);
+	return 1;
+}
+
+void glue_selection(struct console *c)
+{
+	const struct model *m = &c->app->model;
+	struct target t = {-1, 0, 0, 0};
+	char buf[32];
+
+	if (!c->tcl_ok)
+		return;
+	tcl_set_selection(c->app, "panel", c->ops[c->cur]->name);
+	if (c->ops[c->cur]->target)
+		c->ops[c->cur]->target(c->st[c->cur], &t);
+	tcl_set_selection(c->app, "node", t.node >= 0 && t.node < m->nnodes ? m->nodes[t.node].name : "");
+	snprintf(buf, sizeof buf, t.job ? "%u" : "", t.job);
+	tcl_set_selection(c->app, "job", buf);
+	snprintf(buf, sizeof buf, t.fault ? "%u" : "", t.fault);
+	tcl_set_selection(c->app, "fault", buf);
+}
+
+void glue_tick(struct console *c)
+{
+	if (c->tcl_ok)
+		tcl_service(c->app);
+}
+
+int glue_replay_pump(struct console *c)
+{
+	struct replay_info ri;
+
+	if (replay_get_info(c->app, &ri) < 0)
+		return 0;
+	replay_pump(c->app);
+	return 1;
+}

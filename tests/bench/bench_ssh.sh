@@ -1,0 +1,167 @@
+#!/bin/sh
+# bench_ssh.sh BUILD_DIR - `make bench`: the SSH transport's numbers.
+#
+#  1. The console (myriad -c FILE, plain live view) on 1,280 nodes of
+#     myriad-sim serve (10,240 GPUs): time from start to all nodes up and
+#     streaming, steady CPU of the console at 1 Hz telemetry (target < 10 %
+#     of one core), resident memory; the server's CPU for reference.
+#  2. `myriad fanout -w NODESET -b -- hostname` over 256 and 1,280 simulated
+#     nodes, as a ratio against `clush -w NODESET -b hostname` and
+#     `pdsh -R ssh -w NODESET hostname | dshbak -c` on the same nodes in the
+#     same run (median of 3; target <= 0.2x).
+#  3. For the record, the same fan-out against a private OpenSSH sshd (root
+#     only): 128 node names on one sshd, whose per-connection cost dominates.
+#
+# Starts and stops its own servers (killed by PID); loopback only.
+B=${1:-build}
+cd "$(dirname "$0")/../.." || exit 2
+MYRIAD="$PWD/$B/myriad"
+SIM="$PWD/$B/myriad-sim"
+ulimit -n "$(ulimit -H -n)" 2>/dev/null
+tmp=$(mktemp -d /tmp/myriad-bench-ssh.XXXXXX)
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+median3() { printf '%s\n%s\n%s\n' "$1" "$2" "$3" | sort -n | sed -n 2p; }
+
+# ---- the simulated fleet ----
+"$SIM" serve --sim gpus=10240,seed=1 --listen 127.0.0.1:0 --write-config "$tmp/fleet.conf" 2> "$tmp/sim.log" &
+sim=$!
+pids="$pids $sim"
+for i in $(seq 100); do [ -s "$tmp/fleet.conf" ] && break; sleep 0.1; done
+[ -s "$tmp/fleet.conf" ] || { echo "bench_ssh: myriad-sim serve did not start"; cat "$tmp/sim.log"; exit 1; }
+port=$(sed -n 's/^hostkey {\[127.0.0.1\]:\([0-9]*\)}.*/\1/p' "$tmp/fleet.conf")
+echo "myriad bench ssh: myriad-sim serve, 1280 nodes (10,240 GPUs) on 127.0.0.1:$port"
+
+# ---- 1. the console over 1,280 sessions ----
+cp "$tmp/fleet.conf" "$tmp/console.conf"
+echo "ssh -log $tmp/console.log" >> "$tmp/console.conf"
+hz=$(getconf CLK_TCK)
+"$MYRIAD" -c "$tmp/console.conf" --ticks 50 > /dev/null 2> "$tmp/console.err" &
+con=$!
+pids="$pids $con"
+sleep 20
+c0=$(cpu_ticks $con); s0=$(cpu_ticks $sim); t0=$(now)
+sleep 20
+c1=$(cpu_ticks $con); s1=$(cpu_ticks $sim); t1=$(now)
+rss=$(awk '/VmRSS/ { print $2 }' "/proc/$con/status")
+srss=$(awk '/VmRSS/ { print $2 }' "/proc/$sim/status")
+wait $con
+span=$(elapsed "$t0" "$t1")
+up=$(sed -n 's/.*all 1280 hosts up after \([0-9.]*\) s/\1/p' "$tmp/console.log")
+streaming=$(sed -n 's/.*all 1280 hosts streaming after \([0-9.]*\) s/\1/p' "$tmp/console.log")
+ccpu=$(awk -v d=$((c1 - c0)) -v hz="$hz" -v s="$span" 'BEGIN { printf "%.1f", 100 * d / hz / s }')
+scpu=$(awk -v d=$((s1 - s0)) -v hz="$hz" -v s="$span" 'BEGIN { printf "%.1f", 100 * d / hz / s }')
+echo "console, 1280 nodes x 3 probe channels over SSH: all up after ${up:-?} s, all streaming after ${streaming:-?} s"
+echo "  steady CPU of the console at 1 Hz (20 s window): $ccpu % of one core; target < 10 %: $(awk -v c="$ccpu" 'BEGIN { print (c < 10) ? "met" : "NOT met" }')"
+echo "  resident memory: console $((rss / 1024)) MB; myriad-sim serve $((srss / 1024)) MB, $scpu % of one core"
+grep -q "stats:" "$tmp/console.log" && echo "  $(grep 'stats:' "$tmp/console.log" | tail -n 1 | cut -d' ' -f2-)"
+
+# ---- 2. fan-out against clush and pdsh ----
+key="$tmp/fleet.conf.key"
+sed -n 's/^hostkey {\(.*\)} \(.*\)$/\1 \2/p' "$tmp/fleet.conf" > "$tmp/known_hosts"
+{
+	for i in $(seq -f %04g 1 1280); do printf 'Host gpu%s\n  User gpu%s\n' "$i" "$i"; done
+	printf 'Host *\n  HostName 127.0.0.1\n  Port %s\n  IdentityFile %s\n  IdentitiesOnly yes\n' "$port" "$key"
+	printf '  UserKnownHostsFile %s\n  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n' "$tmp/known_hosts"
+	printf '  BatchMode yes\n  LogLevel ERROR\n'
+} > "$tmp/ssh_config"
+
+run_myriad() { "$MYRIAD" -c "$2" fanout -w "$1" -b -- hostname; }
+SSHCFG="$tmp/ssh_config"
+run_clush() { clush -w "$1" -b -o "-F $SSHCFG" hostname 2>&1; }
+run_pdsh() { PDSH_SSH_ARGS="-F $SSHCFG -a -x %h" pdsh -R ssh -w "$1" hostname 2>&1 | dshbak -c; }
+
+# time_of TOOL NODESET CONF N: wall seconds, or "fail" if not every node answered
+time_of() {
+	a=$(now)
+	out=$(run_$1 "$2" "$3")
+	b=$(now)
+	answered=$(printf '%s\n' "$out" | grep -x 'gpu[0-9]*' | sort -u | wc -l)   # headers repeat names
+	[ "$answered" -eq "$4" ] || { echo fail; return; }
+	elapsed "$a" "$b"
+}
+
+bench_fanout() { # NODESET N CONF LABEL
+	for tool in myriad clush pdsh; do
+		command -v "$tool" > /dev/null 2>&1 || [ "$tool" = myriad ] || { eval "t_$tool=n/a"; continue; }
+		r1=$(time_of $tool "$1" "$3" "$2"); r2=$(time_of $tool "$1" "$3" "$2"); r3=$(time_of $tool "$1" "$3" "$2")
+		case "$r1$r2$r3" in *fail*) eval "t_$tool=fail" ;; *) eval "t_$tool=$(median3 "$r1" "$r2" "$r3")" ;; esac
+	done
+	printf 'fanout -b hostname over %s %s (median of 3): myriad %s s, clush %s s, pdsh|dshbak %s s\n' \
+		"$2" "$4" "$t_myriad" "$t_clush" "$t_pdsh"
+	for ref in clush pdsh; do
+		eval "r=\$t_$ref"
+		case "$r$t_myriad" in *[!0-9.]*) ;; *)
+			awk -v m="$t_myriad" -v r="$r" -v n="$ref" -v show="$5" 'BEGIN {
+				x = m / r
+				printf "  ratio myriad/%s = %.3f%s\n", n, x, show ? (x <= 0.2 ? " (target <= 0.2: met)" : " (target <= 0.2: NOT met)") : "" }' ;;
+		esac
+	done
+}
+bench_fanout 'gpu[0001-0256]' 256 "$tmp/fleet.conf" "simulated nodes" 1
+bench_fanout 'gpu[0001-1280]' 1280 "$tmp/fleet.conf" "simulated nodes" 1
+kill $sim 2>/dev/null
+
+# ---- 3. real OpenSSH, for the record ----
+if [ "$(id -u)" != 0 ] || [ ! -x /usr/sbin/sshd ]; then
+	echo "real sshd: skipped (needs root and /usr/sbin/sshd)"
+	exit 0
+fi
+user=myriad-test
+id "$user" > /dev/null 2>&1 || useradd -M -d / -s /bin/sh "$user"
+usermod -p '*' "$user"
+mkdir -p /run/sshd "$tmp/sshd"
+chmod 755 "$tmp" "$tmp/sshd"   # sshd reads authorized_keys as the user
+ssh-keygen -q -t ed25519 -N '' -C '' -f "$tmp/sshd/host"
+ssh-keygen -q -t ed25519 -N '' -C '' -f "$tmp/sshd/client"
+cp "$tmp/sshd/client.pub" "$tmp/sshd/authorized_keys"
+chmod 644 "$tmp/sshd/authorized_keys"
+sport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat > "$tmp/sshd/config" <<EOF
+Port $sport
+ListenAddress 127.0.0.1
+HostKey $tmp/sshd/host
+PidFile $tmp/sshd/pid
+AuthorizedKeysFile $tmp/sshd/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+MaxStartups 2000
+EOF
+/usr/sbin/sshd -D -f "$tmp/sshd/config" -e 2> "$tmp/sshd/log" &
+sshd=$!
+pids="$pids $sshd"
+for i in $(seq 100); do grep -q "Server listening" "$tmp/sshd/log" && break; sleep 0.1; done
+hk=$(cut -d' ' -f1,2 "$tmp/sshd/host.pub")
+cat > "$tmp/real.conf" <<EOF
+ssh -config none -known-hosts none
+hostkey {[127.0.0.1]:$sport} $hk
+host {gpu[0001-0128]} -hostname 127.0.0.1 -port $sport -user $user -identity $tmp/sshd/client
+EOF
+echo "[127.0.0.1]:$sport $hk" > "$tmp/real_known_hosts"
+SSHCFG="$tmp/real_ssh_config"
+{
+	printf 'Host *\n  HostName 127.0.0.1\n  Port %s\n  User %s\n  IdentityFile %s\n' "$sport" "$user" "$tmp/sshd/client"
+	printf '  IdentitiesOnly yes\n  UserKnownHostsFile %s\n  GlobalKnownHostsFile /dev/null\n' "$tmp/real_known_hosts"
+	printf '  StrictHostKeyChecking yes\n  BatchMode yes\n  LogLevel ERROR\n'
+} > "$SSHCFG"
+# every answer is the machine's hostname here: all nodes folded in one group
+host=$(hostname)
+time_of() {
+	a=$(now)
+	out=$(run_$1 "$2" "$3")
+	b=$(now)
+	printf '%s\n' "$out" | grep -qxF "$2" || printf '%s\n' "$out" | grep -qxF "$2 ($4)" || { echo fail; return; }
+	printf '%s\n' "$out" | grep -qxF "$host" || { echo fail; return; }
+	elapsed "$a" "$b"
+}
+bench_fanout 'gpu[0001-0128]' 128 "$tmp/real.conf" "node names on one real OpenSSH sshd" 0
