@@ -68,6 +68,9 @@ $(B)/unit-tests: $(UNIT_OBJ) $(B)/libmyriad.a
 $(B)/bench: $(BENCH_SRC:%.c=$(B)/%.o) $(B)/libmyriad.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
 
+$(B)/bench-store: $(B)/tests/bench/store/bench_store.o $(B)/libmyriad.a
+	$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
+
 $(B)/bench-ui: $(B)/tests/bench/ui/bench_ui.o $(B)/libmyriad.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
 
@@ -86,9 +89,10 @@ check: deps
 	@SANITIZED=1 sh tests/run.sh build-san
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(B)/bench $(B)/bench-ui
+	@$(MAKE) --no-print-directory all $(B)/bench $(B)/bench-ui $(B)/bench-store
 	./$(B)/bench
 	./$(B)/bench-ui
+	MYRIAD_BIN=$(B)/myriad ./$(B)/bench-store
 	sh tests/bench/bench_ssh.sh $(B)
 
 FUZZ_SECONDS ?= 30

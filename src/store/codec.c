@@ -1,6 +1,7 @@
 /*
  * codec.c - varints and the block codec for integer columns (see codec.h).
  */
+#include <endian.h>
 #include <string.h>
 #include "codec.h"
 
@@ -105,11 +106,10 @@ static void pack_bits(struct sbuf *b, const uint64_t *x, size_t n, unsigned widt
 
 static uint64_t load64(const uint8_t *p)
 {
-	uint64_t v = 0;
+	uint64_t v;
 
-	for (int k = 7; k >= 0; k--)
-		v = v << 8 | p[k];
-	return v;
+	memcpy(&v, p, sizeof v);
+	return le64toh(v);
 }
 
 /* Reads n values of `width` bits from the reader into x. */

@@ -183,7 +183,7 @@ static void csv_event(void *ctx, const struct event *ev)
 static int stream(struct exp *e, void (*fn)(void *, const struct event *), char **err)
 {
 	struct tick_row tr;
-	int64_t g = e->o->from;
+	int64_t g = MAX(e->o->from, e->r->first);
 
 	while (reader_find(e->r, g, 1, &tr) == 0 && tr.tick <= e->o->to) {
 		e->tick = tr.tick;
@@ -498,6 +498,11 @@ static void om_write(struct exp *e, struct om *om)
 		if (!ftell(om->tmp[f]))
 			continue;
 		fprintf(e->out, "# TYPE %s %s\n", om->names[f], f > F_IB_STATE && f < F_FAC ? "counter" : "gauge");
+		fprintf(e->out, "# HELP %s %s\n", om->names[f],
+			f < MET_COUNT ? "nvidia-smi, as recorded by myriad"
+			: f == F_IB_STATE ? "InfiniBand port state (4 = ACTIVE), as recorded by myriad"
+			: f < F_FAC ? "InfiniBand port counter (sysfs), as recorded by myriad"
+				    : "facility meter, as recorded by myriad");
 		rewind(om->tmp[f]);
 		while ((n = fread(buf, 1, sizeof buf, om->tmp[f])) > 0)
 			fwrite(buf, 1, n, e->out);

@@ -176,7 +176,27 @@ static void put_per_gpu(struct sbuf *b, const struct model *m, int64_t *tmp)
 	put_col(b, tmp, (size_t)m->ngpus);
 }
 
-void kf_encode(const struct model *m, struct sbuf *stat, struct sbuf *dyn)
+/* Subtracts (sign -1) or adds back (+1) the prediction of every port. */
+static void predict_ports(struct ib_port *ports, int32_t n, const struct kf_pred *pred, int sign)
+{
+	for (int32_t i = 0; i < n && pred && i < pred->nports; i++) {
+		const struct port_pred *q = &pred->p[i];
+		struct ib_port *p = &ports[i];
+		uint64_t s = sign > 0 ? 1 : (uint64_t)-1;
+
+		if (!q->have)
+			continue;
+		p->state = (int32_t)((uint32_t)p->state + (uint32_t)(s * (uint64_t)q->last[0]));
+		p->last = (int64_t)((uint64_t)p->last + s * (uint64_t)q->time);
+		for (int c = 0; c < IBC_COUNT; c++) {
+			p->c[c] += s * (uint64_t)q->last[2 + c];
+			if (q->have_prev)
+				p->delta[c] += s * ((uint64_t)q->last[2 + c] - (uint64_t)q->prev[2 + c]);
+		}
+	}
+}
+
+void kf_encode(const struct model *m, const struct kf_pred *pred, struct sbuf *stat, struct sbuf *dyn)
 {
 	size_t nports = (size_t)m->nnodes * (size_t)m->topo.rails;
 	size_t most = MAX(MAX((size_t)m->ngpus, nports), MAX((size_t)m->nfaults, (size_t)PUE_HISTORY)) + 1;
@@ -204,7 +224,15 @@ void kf_encode(const struct model *m, struct sbuf *stat, struct sbuf *dyn)
 		put_structs(dyn, m->nodes, (size_t)m->nnodes, sizeof *m->nodes, tmp);
 		put_jobs(dyn, m);
 		put_per_gpu(dyn, m, tmp);
-		put_structs(dyn, m->ports, nports, sizeof *m->ports, tmp);
+		struct ib_port *ports = xmalloc(sizeof *ports * (nports + 1));
+		int predicted = pred && pred->nports == (int32_t)nports;
+
+		memcpy(ports, m->ports, sizeof *ports * nports);
+		if (predicted)
+			predict_ports(ports, (int32_t)nports, pred, -1);
+		put_uvarint(dyn, (uint64_t)predicted);
+		put_structs(dyn, ports, nports, sizeof *ports, tmp);
+		free(ports);
 		for (int32_t i = 0; i < m->nnodes; i++)
 			tmp[i] = m->node_last_fault[i];
 		put_col(dyn, tmp, (size_t)m->nnodes);
@@ -231,6 +259,7 @@ struct dec {
 	struct model *m;
 	struct arena *a;
 	int64_t *tmp;
+	const struct kf_pred *pred;
 };
 
 static const char *get_str(struct dec *d)
@@ -339,9 +368,15 @@ static int get_per_gpu(struct dec *d)
 static int get_nodes_rest(struct dec *d)
 {
 	struct model *m = d->m;
+	int32_t nports = m->nnodes * m->topo.rails;
+	uint64_t predicted = rd_uvarint(&d->r);
 
-	if (get_structs(&d->r, m->ports, (size_t)m->nnodes * (size_t)m->topo.rails, sizeof *m->ports, d->tmp) < 0)
+	if (predicted > 1 || (predicted && (!d->pred || d->pred->nports != nports)))
+		return -3;   /* needs the prediction */
+	if (get_structs(&d->r, m->ports, (size_t)nports, sizeof *m->ports, d->tmp) < 0)
 		return -1;
+	if (predicted)
+		predict_ports(m->ports, nports, d->pred, 1);
 	if (get_col(&d->r, d->tmp, (size_t)m->nnodes) < 0)
 		return -1;
 	for (int32_t i = 0; i < m->nnodes; i++)
@@ -431,9 +466,12 @@ static int decode(struct dec *d, const void *stat, size_t slen)
 	memcpy(&topo, tp, sizeof topo);
 	if (v[0] > 0) {
 		d->tmp = xmalloc(sizeof *d->tmp * (size_t)(MAX(topo.gpus, topo.nodes * topo.rails) + PUE_HISTORY + 1));
-		if (topo.nodes != v[0] || get_inventory(d, cluster, &topo) < 0 || get_jobs(d) < 0 ||
-		    get_per_gpu(d) < 0 || get_nodes_rest(d) < 0 || get_static(m, stat, slen, d->tmp) < 0)
+		int rc;
+
+		if (topo.nodes != v[0] || get_inventory(d, cluster, &topo) < 0 || get_jobs(d) < 0 || get_per_gpu(d) < 0)
 			return -1;
+		if ((rc = get_nodes_rest(d)) < 0 || get_static(m, stat, slen, d->tmp) < 0)
+			return rc < 0 ? rc : -1;
 	} else {
 		d->tmp = xmalloc(sizeof *d->tmp * (PUE_HISTORY + 1));
 		snprintf(m->cluster, sizeof m->cluster, "%s", cluster);
@@ -446,10 +484,11 @@ static int decode(struct dec *d, const void *stat, size_t slen)
 	return 0;
 }
 
-int kf_decode(struct model *m, const void *stat, size_t slen, const void *dyn, size_t dlen, char **err)
+int kf_decode(struct model *m, const struct kf_pred *pred, const void *stat, size_t slen, const void *dyn,
+	      size_t dlen, char **err)
 {
 	struct arena a = {0};
-	struct dec d = {rd_make(dyn, dlen), m, &a, NULL};
+	struct dec d = {rd_make(dyn, dlen), m, &a, NULL, pred};
 	int rc;
 
 	model_free(m);
@@ -460,8 +499,9 @@ int kf_decode(struct model *m, const void *stat, size_t slen, const void *dyn, s
 	if (rc < 0) {
 		model_free(m);
 		model_init(m);
-		*err = xstrdup(rc == -2 ? "keyframe written by a build with another model layout"
-				     : "malformed keyframe");
+		*err = xstrdup(rc == -2   ? "keyframe written by a build with another model layout"
+			       : rc == -3 ? "keyframe without the IB readings it was predicted from"
+					  : "malformed keyframe");
 		return -1;
 	}
 	return 0;

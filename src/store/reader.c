@@ -37,7 +37,7 @@ int reader_open(struct reader *r, const char *path, char **warn, char **err)
 			return -1;
 		}
 	r->path = xstrdup(path);
-	r->first = db_i64(r->db, "SELECT min(tick) FROM ticks", 0);
+	r->first = MAX(db_i64(r->db, "SELECT min(tick) FROM ticks", 0), db_meta_i64(r->db, "first_tick", 0));
 	r->last = db_i64(r->db, "SELECT max(tick) FROM ticks", -1);
 	r->start_time = db_meta_i64(r->db, "start", db_i64(r->db, "SELECT min(time) FROM ticks", 0));
 	r->chunk_ticks = (int)db_meta_i64(r->db, "chunk_ticks", CHUNK_TICKS);
@@ -133,6 +133,8 @@ int reader_at_time(struct reader *r, int64_t t, struct tick_row *out)
 }
 
 /* ---- windows ---- */
+
+static void index_window(struct reader *r);
 
 static int load_chunks(struct reader *r, int64_t t0, char **err)
 {
@@ -261,6 +263,18 @@ int reader_downsampled(struct reader *r, int64_t tick)
 
 /* ---- the window's rows by tick ---- */
 
+static struct rowref make_ref(const struct reader *r, int kind, int32_t node, int32_t idx, const struct series *s,
+			      int32_t j)
+{
+	const char **srcs = r->srcs[kind * r->nnodes + node];
+	int nv = pack_nv(kind);
+
+	return (struct rowref){s->v32 ? (const void *)(s->v32 + (size_t)j * (size_t)nv)
+				      : (const void *)(s->v64 + (size_t)j * (size_t)nv),
+			       srcs ? srcs[s->src ? s->src[j] : 0] : "", s->tdelta ? s->tdelta[j] : 0, node,
+			       (int16_t)idx, (uint8_t)kind};
+}
+
 /* Every row of the window in canonical order, bucketed by tick: a group's
  * packed events are one slice, found without scanning every series. */
 static void index_window(struct reader *r)
@@ -291,24 +305,32 @@ static void index_window(struct reader *r)
 
 				for (int32_t j = 0; j < s->n; j++)
 					if (s->tick[j] >= r->w0 && s->tick[j] < r->w1)
-						r->refs[fill[s->tick[j] - r->w0]++] =
-							(struct rowref){(uint8_t)k, (int16_t)idx, node, j};
+						r->refs[fill[s->tick[j] - r->w0]++] = make_ref(r, k, node, idx, s, j);
 			}
 	free(fill);
 }
 
-static void ref_event(const struct reader *r, const struct rowref *f, const struct tick_row *tr, struct event *ev)
+static void ref_event(const struct rowref *f, const struct tick_row *tr, struct event *ev)
 {
-	const struct series *s = window_series((struct window *)&r->win[f->kind], f->node, f->idx);
-	const char **srcs = r->srcs[f->kind * r->nnodes + f->node];
-	int nv = pack_nv(f->kind);
-	int64_t v[NV_IB];
+	memset(&ev->u, 0, sizeof ev->u);
+	if (f->kind == PK_GPU) {
+		ev->type = EV_SAMPLE;
+		ev->u.sample.node = f->node;
+		ev->u.sample.gpu = f->idx;
+		memcpy(ev->u.sample.m, f->v, sizeof ev->u.sample.m);
+	} else {
+		const int64_t *v = f->v;
 
-	for (int c = 0; c < nv; c++)
-		v[c] = series_value(s, nv, f->row, c);
-	unpack_values(ev, f->kind, f->node, f->idx, v);
-	ev->time = tr->time + (s->tdelta ? s->tdelta[f->row] : 0);
-	ev->source = srcs ? srcs[s->src ? s->src[f->row] : 0] : "";
+		ev->type = EV_IB;
+		ev->u.ib.node = f->node;
+		ev->u.ib.port = f->idx;
+		ev->u.ib.state = (int32_t)v[0];
+		ev->u.ib.have = (uint32_t)v[1];
+		for (int c = 0; c < IBC_COUNT; c++)
+			ev->u.ib.c[c] = (uint64_t)v[2 + c];
+	}
+	ev->time = tr->time + f->tdelta;
+	ev->source = f->source;
 }
 
 static long group_layout(struct reader *r, int64_t tick)
@@ -356,7 +378,7 @@ static size_t plan_layout(struct reader *r, const struct tick_row *tr, long nl)
 				}
 				s->pos = lo;
 			} else if (s->pos < s->n && s->tick[s->pos] == tr->tick) {
-				r->lrefs[n++] = (struct rowref){a->kind, (int16_t)a->idx, a->node, s->pos++};
+				r->lrefs[n++] = make_ref(r, a->kind, a->node, a->idx, s, s->pos++);
 			}
 		}
 	return n;
@@ -428,7 +450,7 @@ int reader_group(struct reader *r, const struct tick_row *tr, int64_t from_seq,
 
 		for (; seq < q && pi < n; seq++, pi++)
 			if (seq >= from_seq) {
-				ref_event(r, &refs[pi], tr, &ev);
+				ref_event(&refs[pi], tr, &ev);
 				fn(ctx, &ev);
 			}
 		seq = q + 1;
@@ -443,13 +465,97 @@ int reader_group(struct reader *r, const struct tick_row *tr, int64_t from_seq,
 	sqlite3_reset(st);
 	for (; rc == 0 && pi < n; seq++, pi++)
 		if (seq >= from_seq) {
-			ref_event(r, &refs[pi], tr, &ev);
+			ref_event(&refs[pi], tr, &ev);
 			fn(ctx, &ev);
 		}
 	return rc;
 }
 
 /* ---- keyframes ---- */
+
+/* Feeds the IB rows of the committed ticks in [lo, hi) of ports [p0, p1)
+ * of w into pred. */
+static void pred_rows(struct kf_pred *pred, const struct window *w, int32_t p0, int32_t p1, int64_t lo, int64_t hi,
+		      const uint8_t *ok, const struct reader *r)
+{
+	for (int32_t port = p0; port < p1 && port < pred->nports; port++) {
+		const struct series *s = &w->s[port];
+		struct port_pred *q = &pred->p[port];
+
+		for (int32_t j = 0; j < s->n; j++) {
+			if (s->tick[j] < lo || s->tick[j] >= hi || !ok[s->tick[j] - lo])
+				continue;
+			memcpy(q->prev, q->last, sizeof q->prev);
+			for (int c = 0; c < NV_IB; c++)
+				q->last[c] = s->v64[(size_t)j * NV_IB + (size_t)c];
+			q->have_prev = q->have;
+			q->have = 1;
+			q->time = r->ticks_time[s->tick[j] - lo] + (s->tdelta ? s->tdelta[j] : 0);
+		}
+	}
+}
+
+/* The prediction the recorder made for a keyframe at tick k (keyframe.h):
+ * each port's last two IB readings in the committed ticks of
+ * [k - KF_PRED_TICKS, k), from chunks, then from tail rows. */
+static void ib_pred(struct reader *r, int64_t k, struct kf_pred *pred)
+{
+	int64_t lo = k - KF_PRED_TICKS;
+	uint8_t ok[KF_PRED_TICKS] = {0};
+	struct window w[PK_COUNT];
+	struct arena a = {0};
+	sqlite3_stmt *st = NULL;
+	const char **srcs = NULL;
+	int nsrcs = 0;
+
+	pred->nports = r->nnodes * r->per_node[PK_IB];
+	pred->p = xcalloc((size_t)pred->nports + 1, sizeof *pred->p);
+	if (sqlite3_prepare_v2(r->db, "SELECT tick, time FROM ticks WHERE tick >= ? AND tick < ?", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, lo);
+		sqlite3_bind_int64(st, 2, k);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t t = sqlite3_column_int64(st, 0) - lo;
+
+			ok[t] = 1;
+			r->ticks_time[t] = sqlite3_column_int64(st, 1);
+		}
+	}
+	sqlite3_finalize(st);
+	for (int kind = 0; kind < PK_COUNT; kind++)
+		window_init(&w[kind], kind, r->nnodes, r->per_node[kind]);
+	if (sqlite3_prepare_v2(r->db, "SELECT t0, node, data FROM samples WHERE kind = 'ib' AND t0 < ? AND t1 > ? ORDER BY t0",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, k);
+		sqlite3_bind_int64(st, 2, lo);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int32_t node = sqlite3_column_int(st, 1);
+
+			if (node >= 0 && node < r->nnodes &&
+			    chunk_decode(window_series(&w[PK_IB], node, 0), r->per_node[PK_IB], PK_IB,
+					 sqlite3_column_int64(st, 0), sqlite3_column_blob(st, 2),
+					 (size_t)sqlite3_column_bytes(st, 2), &a, &srcs, &nsrcs) == 0)
+				pred_rows(pred, &w[PK_IB], node * r->per_node[PK_IB], (node + 1) * r->per_node[PK_IB],
+					  lo, k, ok, r);
+			arena_reset(&a);
+		}
+	}
+	sqlite3_finalize(st);
+	window_clear(&w[PK_IB]);
+	srcs = NULL;
+	nsrcs = 0;
+	if (sqlite3_prepare_v2(r->db, "SELECT tick, data FROM tail WHERE tick < ? ORDER BY tick", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, k);
+		while (sqlite3_step(st) == SQLITE_ROW)
+			tail_decode(w, sqlite3_column_int64(st, 0), sqlite3_column_blob(st, 1),
+				    (size_t)sqlite3_column_bytes(st, 1), &a, &srcs, &nsrcs);
+		pred_rows(pred, &w[PK_IB], 0, pred->nports, lo, k, ok, r);
+	}
+	sqlite3_finalize(st);
+	free(srcs);
+	arena_free(&a);
+	for (int kind = 0; kind < PK_COUNT; kind++)
+		window_free(&w[kind]);
+}
 
 int reader_keyframe(struct reader *r, int64_t tick, struct model *m, int64_t *kf_tick, char **err)
 {
@@ -462,6 +568,7 @@ int reader_keyframe(struct reader *r, int64_t tick, struct model *m, int64_t *kf
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t digest = sqlite3_column_int64(st, 1);
 		char hash[24];
+		struct kf_pred pred = {0};
 
 		*kf_tick = sqlite3_column_int64(st, 0);
 		snprintf(hash, sizeof hash, "%s", (const char *)sqlite3_column_text(st, 3));
@@ -469,8 +576,10 @@ int reader_keyframe(struct reader *r, int64_t tick, struct model *m, int64_t *kf
 		if (sqlite3_step(r->q_kfstatic) != SQLITE_ROW) {
 			*err = xasprintf("%s: keyframe at tick %lld lacks its static part", r->path, (long long)*kf_tick);
 			rc = -1;
-		} else if (kf_decode(m, sqlite3_column_blob(r->q_kfstatic, 0), (size_t)sqlite3_column_bytes(r->q_kfstatic, 0),
-				     sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2), err) < 0) {
+		} else if (ib_pred(r, *kf_tick, &pred),
+			   kf_decode(m, &pred, sqlite3_column_blob(r->q_kfstatic, 0),
+				     (size_t)sqlite3_column_bytes(r->q_kfstatic, 0), sqlite3_column_blob(st, 2),
+				     (size_t)sqlite3_column_bytes(st, 2), err) < 0) {
 			r->kf_usable = 0;
 			rc = -1;
 		} else {
@@ -482,6 +591,7 @@ int reader_keyframe(struct reader *r, int64_t tick, struct model *m, int64_t *kf
 				*err = xasprintf("%s: keyframe at tick %lld restores hash %s, not %s", r->path,
 						 (long long)*kf_tick, got, hash);
 		}
+		free(pred.p);
 		sqlite3_reset(r->q_kfstatic);
 	}
 	sqlite3_reset(st);

@@ -142,6 +142,10 @@ void rec_close_file(struct rec *r)
 		free(r->srcs[i]);
 	free(r->srcs);
 	free(r->arr);
+	free(r->hist.p);
+	free(r->hist_group);
+	r->hist.p = NULL;
+	r->hist_group = NULL;
 	free(r->path);
 	free(r->pend);
 	arena_free(&r->pend_strings);
@@ -154,12 +158,12 @@ void rec_close_file(struct rec *r)
 	r->nsrcs = 0;
 }
 
-void rec_keyframe(struct rec *r, const struct model *m)
+void rec_keyframe(struct rec *r, const struct model *m, const struct kf_pred *pred)
 {
 	struct sbuf stat = {0}, dyn = {0};
 	char hash[24];
 
-	kf_encode(m, &stat, &dyn);
+	kf_encode(m, pred, &stat, &dyn);
 	uint64_t digest = kf_digest(&stat);
 
 	if (digest != r->last_static) {
@@ -334,6 +338,7 @@ int recorder_open(struct myriad *app, const char *path, char **err)
 	r->chunk_ticks = CHUNK_TICKS;
 	r->kf_ticks = KF_TICKS_MAX;
 	r->kf_first = app->model.nnodes > 0;
+	r->trace = getenv("MYRIAD_LOG_TRACE") != NULL;
 	r->fault_mark = app->model.next_fault_id;
 	retention_default(&r->ret);
 	if (env && retention_parse(&r->ret, env, err) < 0) {

@@ -32,6 +32,41 @@ static int src_id(struct rec *r, const char *s)
 	return r->last_src = r->nsrcs++;
 }
 
+/* The IB history behind keyframe predictions (keyframe.h). */
+static void forget_ib(struct rec *r)
+{
+	for (int32_t i = 0; i < r->hist.nports; i++) {
+		r->hist.p[i].have = r->hist.p[i].have_prev = 0;
+		r->hist_group[2 * i] = r->hist_group[2 * i + 1] = -1;
+	}
+}
+
+static void remember_ib(struct rec *r, int32_t port, int64_t time, const int64_t *v)
+{
+	if (port < 0 || port >= r->hist.nports)
+		return;
+	struct port_pred *q = &r->hist.p[port];
+
+	memcpy(q->prev, q->last, sizeof q->prev);
+	memcpy(q->last, v, sizeof q->last);
+	q->time = time;
+	r->hist_group[2 * port + 1] = r->hist_group[2 * port];
+	r->hist_group[2 * port] = r->group;
+}
+
+/* The prediction for a keyframe at the current group: readings of the last
+ * KF_PRED_TICKS groups only, as the reader will find them. */
+static struct kf_pred *predict(struct rec *r)
+{
+	int64_t lo = r->group - KF_PRED_TICKS;
+
+	for (int32_t i = 0; i < r->hist.nports; i++) {
+		r->hist.p[i].have = r->hist_group[2 * i] >= lo;
+		r->hist.p[i].have_prev = r->hist.p[i].have && r->hist_group[2 * i + 1] >= lo;
+	}
+	return &r->hist;
+}
+
 static int pack(struct rec *r, const struct event *ev)
 {
 	int kind = ev->type == EV_SAMPLE ? PK_GPU : ev->type == EV_IB ? PK_IB : -1;
@@ -54,6 +89,8 @@ static int pack(struct rec *r, const struct event *ev)
 	uint64_t key = (uint64_t)kind << 56 | (uint64_t)node << 24 | (uint64_t)idx;
 
 	r->win[kind].rows++;
+	if (kind == PK_IB && !r->down && !r->failed)
+		remember_ib(r, node * r->win[PK_IB].per_node + idx, ev->time, v);
 	if (r->narr == r->carr) {
 		r->carr = r->carr ? r->carr * 2 : 16384;
 		r->arr = xrealloc(r->arr, sizeof *r->arr * r->carr);
@@ -113,12 +150,12 @@ void rec_topology_meta(struct rec *r, const struct ev_topology *t)
 	db_meta_set_i64(r->db, "gpus_per_node", t->gpus_per_node);
 	db_meta_set_i64(r->db, "sus", t->sus);
 	if (!r->kf_ticks_fixed) {
-		/* seek = keyframe + up to kf_ticks of events: about 600 s at
-		 * 1,024 GPUs, 60 s at 10,240 */
-		int64_t k = t->gpus > 0 ? 600LL * 1024 / t->gpus : KF_TICKS_MAX;
+		/* seek = keyframe + up to kf_ticks of events, whose cost grows
+		 * with the cluster: 300 s at 1,024 GPUs, 30 s at 10,240 */
+		int64_t k = t->gpus > 0 ? 300LL * 1024 / t->gpus : KF_TICKS_MAX;
 
-		k = k / r->chunk_ticks * r->chunk_ticks;
-		r->kf_ticks = (int)MIN(MAX(k, r->chunk_ticks), KF_TICKS_MAX);
+		k = k >= r->chunk_ticks ? k / r->chunk_ticks * r->chunk_ticks : k >= r->chunk_ticks / 2 ? r->chunk_ticks / 2 : 10;
+		r->kf_ticks = (int)MIN(MAX(k, 10), KF_TICKS_MAX);
 		db_meta_set_i64(r->db, "keyframe_ticks", r->kf_ticks);
 	}
 }
@@ -165,6 +202,14 @@ static void window_start(struct rec *r, const struct model *m)
 {
 	window_init(&r->win[PK_GPU], PK_GPU, m->nnodes, m->gpus_per_node);
 	window_init(&r->win[PK_IB], PK_IB, m->nnodes, m->topo.rails);
+	if (r->hist.nports != m->nnodes * m->topo.rails) {
+		free(r->hist.p);
+		free(r->hist_group);
+		r->hist.nports = m->nnodes * m->topo.rails;
+		r->hist.p = xcalloc((size_t)r->hist.nports + 1, sizeof *r->hist.p);
+		r->hist_group = xmalloc(sizeof *r->hist_group * 2 * ((size_t)r->hist.nports + 1));
+		forget_ib(r);
+	}
 	r->have_win = 1;
 	r->w0 = r->group;
 	r->w_end = (r->group / r->chunk_ticks + 1) * r->chunk_ticks;
@@ -260,10 +305,13 @@ static void end_group(struct rec *r)
 		write_group(r);
 	window_advance(r);
 	if (r->in_txn && !r->failed && !r->down) {
-		if (db_exec(r->db, "COMMIT", NULL) < 0)
+		if (db_exec(r->db, "COMMIT", NULL) < 0) {
 			rec_fail(r, "commit");
-		else
+		} else {
 			r->in_txn = 0;
+			if (r->trace)   /* MYRIAD_LOG_TRACE: for the kill -9 test */
+				fprintf(stderr, "log: committed tick %lld\n", (long long)r->group);
+		}
 	}
 	if (r->failed || r->down) {
 		if (r->in_txn)
@@ -272,6 +320,7 @@ static void end_group(struct rec *r)
 		r->stats.lost++;
 		for (int k = 0; k < PK_COUNT && r->have_win; k++)
 			tail_reset_bases(&r->win[k]);   /* rows not in the file are no base */
+		forget_ib(r);                           /* nor a prediction */
 		if (r->failed) {
 			r->down = 1;
 			r->retry_group = r->group + RETRY_TICKS;
@@ -326,7 +375,7 @@ static void begin_group(struct rec *r, const struct event *ev, int has_tick)
 	if (!r->stats.groups && !r->stats.lost)
 		db_meta_set_i64(r->db, "start", r->tick_time);
 	if (keyframe_due(r))
-		rec_keyframe(r, &r->app->model);
+		rec_keyframe(r, &r->app->model, r->hist.nports ? predict(r) : NULL);
 }
 
 void rec_event(struct rec *r, const struct event *ev)

@@ -6,6 +6,7 @@
 #ifndef MYRIAD_STORE_RECORDER_H
 #define MYRIAD_STORE_RECORDER_H
 
+#include "keyframe.h"
 #include "store_int.h"
 
 #define RETRY_TICKS 10            /* after a failed write, try again this much later */
@@ -45,6 +46,8 @@ struct rec {
 	char **srcs;
 	int nsrcs, last_src;
 	int chunk_ticks, kf_ticks, kf_ticks_fixed;
+	struct kf_pred hist;          /* each port's last two IB readings... */
+	int64_t *hist_group;          /* ...their groups: [2 * port], [2 * port + 1] */
 	int kf_first;                 /* opened on a model with an inventory */
 	uint64_t last_static;
 	/* failures */
@@ -56,6 +59,7 @@ struct rec {
 	int64_t last_retention;
 	struct sbuf buf, buf2;
 	struct recorder_stats stats;
+	int trace;                    /* MYRIAD_LOG_TRACE: say each commit on stderr */
 };
 
 /* recfile.c */
@@ -63,7 +67,7 @@ int rec_open_file(struct rec *r, const char *path, char **err);
 void rec_close_file(struct rec *r);
 void rec_fail(struct rec *r, const char *what);
 int rec_step(struct rec *r, sqlite3_stmt *st, const char *what);   /* 0, or -1 (failed) */
-void rec_keyframe(struct rec *r, const struct model *m);
+void rec_keyframe(struct rec *r, const struct model *m, const struct kf_pred *pred);
 void rec_faults(struct rec *r, const struct model *m);
 void rec_nodes_from_model(struct rec *r, const struct model *m);
 /* recorder.c */

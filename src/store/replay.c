@@ -228,8 +228,8 @@ int replay_seek(struct myriad *app, int64_t t_us, char **err)
 
 	if (!rp)
 		return not_replaying(err);
-	if (reader_at_time(&rp->rd, t_us, &tr) != 0)
-		tr.tick = rp->rd.first;
+	if (reader_at_time(&rp->rd, t_us, &tr) != 0 || tr.tick < rp->rd.first)
+		tr.tick = rp->rd.first;   /* before the first tick kept */
 	return replay_goto(app, tr.tick, err);
 }
 

@@ -2,7 +2,8 @@
  * retention.c - keeping a recording within bounds while it is written:
  * down-sampling old samples (every sample for the last `full` seconds, one
  * in `step` ticks before that), and dropping the oldest stretch, from one
- * keyframe to the next, past an age or size bound. Events, faults and the
+ * keyframe to the next, past an age or size bound. Events, faults, IB
+ * readings (sparse already, and what keyframes are predicted from) and the
  * audit trail are never down-sampled; the audit trail (`actions`) is never
  * dropped. Runs in the recorder's transaction after a window is flushed,
  * at most one window of down-sampling at a time.
@@ -126,10 +127,10 @@ static void downsample_one(struct rec *r)
 
 	if (r->ret.coarse_step <= 1 || before <= 0)
 		return;
-	snprintf(sql, sizeof sql, "SELECT min(t0) FROM samples WHERE step = 1 AND t1 <= %lld", (long long)before);
+	snprintf(sql, sizeof sql, "SELECT min(t0) FROM samples WHERE kind = 'gpu' AND step = 1 AND t1 <= %lld", (long long)before);
 	if ((t0 = db_i64(r->db, sql, -1)) < 0)
 		return;
-	if (sqlite3_prepare_v2(r->db, "SELECT kind, node, data FROM samples WHERE t0 = ? AND step = 1", -1, &q, NULL) ||
+	if (sqlite3_prepare_v2(r->db, "SELECT kind, node, data FROM samples WHERE t0 = ? AND kind = 'gpu' AND step = 1", -1, &q, NULL) ||
 	    sqlite3_prepare_v2(r->db, "UPDATE samples SET data = ?, rows = ?, step = ? WHERE kind = ? AND t0 = ? AND node = ?",
 			       -1, &up, NULL)) {
 		rec_fail(r, "retention");
@@ -147,23 +148,25 @@ out:
 	sqlite3_finalize(up);
 }
 
-/* Drops everything before the newest keyframe at or before `before`. */
+/* Drops everything before the newest keyframe at or before `before`,
+ * keeping the samples of the KF_PRED_TICKS ticks its prediction needs. */
 static void drop_before(struct rec *r, int64_t before)
 {
 	char sql[1024];
-	int64_t first = db_i64(r->db, "SELECT min(tick) FROM ticks", -1), k;
+	int64_t first = MAX(db_i64(r->db, "SELECT min(tick) FROM ticks", -1), db_meta_i64(r->db, "first_tick", -1)), k;
 
 	snprintf(sql, sizeof sql, "SELECT max(tick) FROM keyframes WHERE tick <= %lld", (long long)before);
 	k = db_i64(r->db, sql, -1);
 	if (k <= first || k < 0)
 		return;
 	snprintf(sql, sizeof sql,
-		 "DELETE FROM events WHERE id < %1$lld * 4294967296; DELETE FROM ticks WHERE tick < %1$lld;"
-		 "DELETE FROM tail WHERE tick < %1$lld; DELETE FROM samples WHERE t1 <= %1$lld;"
+		 "DELETE FROM events WHERE id < %1$lld * 4294967296; DELETE FROM ticks WHERE tick < %2$lld;"
+		 "DELETE FROM tail WHERE tick < %2$lld; DELETE FROM samples WHERE t1 <= %2$lld;"
 		 "DELETE FROM keyframes WHERE tick < %1$lld; DELETE FROM faults WHERE tick < %1$lld;"
 		 "DELETE FROM kfstatic WHERE digest NOT IN (SELECT static FROM keyframes);"
+		 "INSERT OR REPLACE INTO meta(key, value) VALUES('first_tick', %1$lld);"
 		 "PRAGMA incremental_vacuum;",
-		 (long long)k);
+		 (long long)k, (long long)(k - KF_PRED_TICKS));
 	if (db_exec(r->db, sql, NULL) < 0)
 		rec_fail(r, "retention");
 }
@@ -180,7 +183,8 @@ void retention_run(struct rec *r)
 	if (!r->failed && r->ret.max_age > 0 && r->group + 1 > r->ret.max_age)
 		drop_before(r, r->group + 1 - r->ret.max_age);
 	if (!r->failed && r->ret.max_bytes > 0 && used_bytes(r->db) > r->ret.max_bytes) {
-		int64_t next = db_i64(r->db, "SELECT min(tick) FROM keyframes WHERE tick > (SELECT min(tick) FROM ticks)", -1);
+		int64_t next = db_i64(r->db, "SELECT min(tick) FROM keyframes WHERE tick > max((SELECT min(tick) FROM ticks),"
+					     " coalesce((SELECT value FROM meta WHERE key = 'first_tick'), 0))", -1);
 
 		if (next > 0)
 			drop_before(r, next);

@@ -59,9 +59,12 @@ struct tick_row {
 };
 
 struct rowref {                   /* one row of a series of the loaded window */
-	uint8_t kind;
+	const void *v;                /* its values: int32 (GPU) or int64 (IB) */
+	const char *source;
+	int64_t tdelta;
+	int32_t node;
 	int16_t idx;
-	int32_t node, row;
+	uint8_t kind;
 };
 
 struct reader {
@@ -91,6 +94,7 @@ struct reader {
 	const char **tsrcs;           /* tail window: its source table */
 	int ntsrcs;
 	int downsampled_hit;          /* a group emitted from a down-sampled window */
+	int64_t ticks_time[32];       /* keyframe prediction: tick times (>= KF_PRED_TICKS) */
 };
 
 int reader_open(struct reader *r, const char *path, char **warn, char **err);

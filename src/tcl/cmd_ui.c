@@ -254,6 +254,7 @@ int tc_notify(struct tcl_call *c)
 		char *msg = xasprintf("%s%s%s", strcmp(level, "info") ? level : "", strcmp(level, "info") ? ": " : "", text);
 
 		ui_message(c->app, msg);
+		ui_log(c->app, "runbook", msg);
 		free(msg);
 		return TCL_OK;
 	}

@@ -129,6 +129,8 @@ void tc_report(struct tcl_state *ts, const char *fmt, ...)
 	va_end(ap);
 	if (ts->batch || !ts->app->console || ui_message(ts->app, b.s) < 0)
 		fprintf(stderr, "myriad: %s\n", b.s);
+	else
+		ui_log(ts->app, "tcl", b.s);   /* the log panel keeps the whole text */
 	sbuf_free(&b);
 }
 

@@ -45,7 +45,10 @@ int tcl_configure(struct myriad *app, const struct cli_opts *o, char **config, c
  * Returns the exit status: 0 ok, 1 script error, 2 could not reach what it
  * needed. With the simulator, cluster time is virtual: it passes only while
  * the run waits (`advance`, a synchronous `after`, `vwait`) and, with
- * --ticks T, after the script until tick T; see man/myriad-tcl.7. */
+ * --ticks T, after the script until tick T; see man/myriad-tcl.7. When a
+ * recording is being replayed, each tick is replay_step(1) and the run ends
+ * with the recording: `replay FILE --run RUNBOOK` is this with
+ * app->dry_run set (what the runbook would have done, with timestamps). */
 int tcl_run_batch(struct myriad *app, const struct cli_opts *o, const char *runbook, int argc, char **argv);
 /* The `run` subcommand, for main.c's table. */
 int tcl_cli_run(struct myriad *app, const struct cli_opts *o, int argc, char **argv);

@@ -53,6 +53,10 @@ static void a_help(struct console *c, const char *arg)
 static void a_filter(struct console *c, const char *arg)
 {
 	(void)arg;
+	if (!c->ops[c->cur]->filter) {
+		console_set_message(c, R_DIM, "the %s panel has nothing to filter", c->ops[c->cur]->name);
+		return;
+	}
 	snprintf(c->edit, sizeof c->edit, "%s", c->filter[c->cur]);
 	c->mode = MODE_FILTER;
 }

@@ -216,8 +216,8 @@ static void draw_status(struct console *c, const struct view *v, int y)
 		view_text(v, 1, y, v->w - 2, R_STATUS, c->message);
 		return;
 	}
-	snprintf(right, sizeof right, "%s%s tick %lld ", c->tcl_ok ? "" : "no Tcl  ", c->theme.name,
-		 (long long)c->app->model.tick);
+	snprintf(right, sizeof right, "%s%s  %s  tick %lld ", c->tcl_ok ? "" : "no Tcl  ",
+		 recorder_path(c->app) ? "recording" : "not recording", c->theme.name, (long long)c->app->model.tick);
 	for (unsigned i = 0; i < ARRAY_LEN(hints); i++) {
 		int need;
 

@@ -17,6 +17,13 @@
  *   faulted-only, node-next, node-prev, follow.
  * Key names: q, ?, C-x, Enter, Tab, BTab, Escape, BSpace, Space, Up, Down,
  * Left, Right, PPage, NPage, Home, End, IC, DC, F1..F12.
+ *
+ * Environment: NO_COLOR (attributes only), MYRIAD_THEME (a theme when
+ * --theme is not given), MYRIAD_THEMES (where theme files are looked for
+ * first), XDG_STATE_HOME (the command line's history: myriad/history),
+ * MYRIAD_TICK_MS (wall-clock ms per tick, default 1000: fast-forward for
+ * tests and demos), MYRIAD_TEST_SQUEUE (tests only: a `squeue --json` file
+ * fed after every tick).
  */
 #ifndef MYRIAD_UI_H
 #define MYRIAD_UI_H

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "test.h"
+#include "tcl/tcl.h"
 #include "myriad.h"
 #include "ssh/hostkeys.h"
 #include "ssh/inventory.h"
@@ -238,5 +239,7 @@ TEST(ssh_minimal_config_reader)
 	free(err);
 	CHECK(inventory_peek(&app) == NULL || inventory_peek(&app)->nhosts == 0);   /* nothing half-applied */
 	inventory_free(&app);
+	tcl_free(&app);          /* the reader started the interpreter on this bare app */
+	bus_free(&app.bus);
 	unlink(path);
 }

@@ -60,9 +60,9 @@ TEST(store_keyframe_restores_the_model_and_its_future)
 	for (int i = 0; i < 400; i++)
 		app_tick(&app);
 	CHECK(model_open_faults(&app.model) > 0);
-	kf_encode(&app.model, &st, &dyn);
+	kf_encode(&app.model, NULL, &st, &dyn);
 	model_init(&m);
-	CHECK(kf_decode(&m, st.s, st.len, dyn.s, dyn.len, &err) == 0);
+	CHECK(kf_decode(&m, NULL, st.s, st.len, dyn.s, dyn.len, &err) == 0);
 	CHECK_INT(model_hash(&m), model_hash(&app.model));
 	snapshot_json(&app.model, SNAP_DETAIL, &a);
 	snapshot_json(&m, SNAP_DETAIL, &b);
@@ -71,7 +71,7 @@ TEST(store_keyframe_restores_the_model_and_its_future)
 	for (int i = 0; i < 300; i++)
 		app_tick(&app);
 	CHECK_INT(model_hash(&m), model_hash(&app.model));
-	CHECK(kf_decode(&m, st.s, st.len, dyn.s, 10, &err) < 0);   /* truncated */
+	CHECK(kf_decode(&m, NULL, st.s, st.len, dyn.s, 10, &err) < 0);   /* truncated */
 	CHECK(err != NULL);
 	free(err);
 	model_free(&m);
@@ -364,7 +364,7 @@ TEST(store_retention_downsamples_and_trims)
 
 	sqlite3_open(path, &db);
 	CHECK(db_i64(db, "SELECT count(*) FROM samples WHERE step = 10", 0) > 0);
-	CHECK_INT(db_i64(db, "SELECT count(*) FROM samples WHERE step = 1 AND t1 <= 300", -1), 0);
+	CHECK_INT(db_i64(db, "SELECT count(*) FROM samples WHERE kind = 'gpu' AND step = 1 AND t1 <= 300", -1), 0);
 	CHECK_INT(db_i64(db, "SELECT count(*) FROM ticks", 0), 601);   /* every tick's events kept */
 	sqlite3_close(db);
 	remove_log(path);
