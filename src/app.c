@@ -4,6 +4,7 @@
  */
 #include <string.h>
 #include "myriad.h"
+#include "ssh/source_ssh.h"
 
 static const struct source_ops *source_classes[32];
 static const struct backend_ops *backend_classes[32];
@@ -51,6 +52,7 @@ void app_init(struct myriad *app)
 	bus_init(&app->bus);
 	bus_subscribe(&app->bus, BUS_ALL, model_sub, &app->model);   /* first: others see the new state */
 	registry_add_source(&sim_source_ops);
+	registry_add_source(&ssh_source_ops);
 	registry_add_backend(&sim_backend_ops);
 	app->now = app->start = wall_us();
 }

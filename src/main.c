@@ -204,7 +204,7 @@ static int cmd_parse(struct myriad *app, const struct cli_opts *o, int argc, cha
 
 static int cmd_plugins(struct myriad *app, const struct cli_opts *o, int argc, char **argv)
 {
-	static const char *const builtins[] = {"sim"};
+	static const char *const builtins[] = {"sim", "ssh"};
 
 	(void)app;
 	(void)o;

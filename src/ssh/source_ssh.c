@@ -587,7 +587,6 @@ int ssh_configure(struct myriad *app, const char *config, int *started, char **e
 	inv = inventory_peek(app);
 	if (!inv || (inv->nhosts == 0 && inv->nservices == 0))
 		return 0;
-	registry_add_source(&ssh_source_ops);   /* idempotent; belongs beside "sim" in app_init */
 	if (app_add_source(app, "ssh", "", err) < 0)
 		return -1;
 	*started = 1;

@@ -1,9 +1,9 @@
 /*
  * config.c - the configuration: a Tcl script (-c FILE, or
  * $XDG_CONFIG_HOME/myriad/myriad.tcl) using the same commands as everything
- * else plus sim, host, service, probe, plugin and theme. host, service and
- * probe only record the inventory (tcl_inventory) for the SSH engine; the
- * configuration may not act on the cluster. An error names file and line,
+ * else plus sim, host, service, probe, plugin and theme. host, service,
+ * probe, hostkey and ssh hand their words to the SSH inventory
+ * (inventory_command); the configuration may not act on the cluster. An error names file and line,
  * and the console does not start.
  */
 #include <errno.h>
