@@ -117,6 +117,7 @@ static int unpack_bits(struct rd *r, uint64_t *x, size_t n, unsigned width)
 {
 	size_t nbytes = (n * width + 7) / 8;
 	uint8_t buf[CODEC_BLOCK * 8 + 16];
+	const uint8_t *src = r->p;
 	uint64_t mask = width < 64 ? (1ull << width) - 1 : ~0ull;
 
 	if (!width) {
@@ -127,16 +128,19 @@ static int unpack_bits(struct rd *r, uint64_t *x, size_t n, unsigned width)
 		r->err = 1;
 		return -1;
 	}
-	memcpy(buf, r->p, nbytes);
-	memset(buf + nbytes, 0, 16);
+	if ((size_t)(r->end - r->p) < nbytes + 16) {   /* near the end: a padded copy */
+		memcpy(buf, r->p, nbytes);
+		memset(buf + nbytes, 0, 16);
+		src = buf;
+	}
 	r->p += nbytes;
 	for (size_t i = 0; i < n; i++) {
 		size_t bit = i * width, byte = bit >> 3;
 		unsigned shift = bit & 7;
-		uint64_t v = load64(buf + byte) >> shift;
+		uint64_t v = load64(src + byte) >> shift;
 
 		if (shift && shift + width > 64)
-			v |= (uint64_t)buf[byte + 8] << (64 - shift);
+			v |= (uint64_t)src[byte + 8] << (64 - shift);
 		x[i] = v & mask;
 	}
 	return 0;

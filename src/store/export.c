@@ -267,6 +267,8 @@ struct om {
 	struct series *cur;           /* per_node series of one node */
 	struct series *dec;
 	char *cluster;
+	int64_t *win_t0;              /* the windows of the samples table */
+	size_t nwin;
 };
 
 static void load_times(struct exp *e)
@@ -327,7 +329,8 @@ static void append_rows(const struct exp *e, struct series *dst, const struct se
 	}
 }
 
-/* Every row of one node and kind, chunks then tail, in tick order. */
+/* Every row of one node and kind, chunks (window by window) then tail, in
+ * tick order. */
 static int collect(struct exp *e, struct om *om, int kind, int32_t node, char **err)
 {
 	int32_t pn = e->r->per_node[kind];
@@ -337,22 +340,26 @@ static int collect(struct exp *e, struct om *om, int kind, int32_t node, char **
 
 	for (int32_t i = 0; i < pn; i++)
 		om->cur[i].n = 0;
-	if (sqlite3_prepare_v2(e->r->db, "SELECT t0, data FROM samples WHERE kind = ? AND node = ? ORDER BY t0", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(e->r->db, "SELECT data FROM samples WHERE t0 = ? AND kind = ? AND node = ?", -1, &st,
+			       NULL) != SQLITE_OK)
 		return -1;
-	sqlite3_bind_text(st, 1, pack_kind_name(kind), -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, node);
-	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+	for (size_t w = 0; w < om->nwin && rc == 0; w++) {
 		const char **srcs;
 		int nsrcs;
 
-		if (chunk_decode(om->dec, pn, kind, sqlite3_column_int64(st, 0), sqlite3_column_blob(st, 1),
-				 (size_t)sqlite3_column_bytes(st, 1), &a, &srcs, &nsrcs) < 0) {
-			*err = xasprintf("malformed chunk of node %d", node);
-			rc = -1;
+		sqlite3_bind_int64(st, 1, om->win_t0[w]);
+		sqlite3_bind_text(st, 2, pack_kind_name(kind), -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 3, node);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			if (chunk_decode(om->dec, pn, kind, om->win_t0[w], sqlite3_column_blob(st, 0),
+					 (size_t)sqlite3_column_bytes(st, 0), &a, &srcs, &nsrcs) < 0) {
+				*err = xasprintf("malformed chunk of node %d", node);
+				rc = -1;
+			}
+			for (int32_t i = 0; i < pn && rc == 0; i++)
+				append_rows(e, &om->cur[i], &om->dec[i], kind);
 		}
-		for (int32_t i = 0; i < pn && rc == 0; i++)
-			append_rows(e, &om->cur[i], &om->dec[i], kind);
+		sqlite3_reset(st);
 		arena_reset(&a);
 	}
 	sqlite3_finalize(st);
@@ -466,6 +473,14 @@ static int om_setup(struct exp *e, struct om *om, char **err)
 		om->cluster = xstrdup("");
 	load_times(e);
 	load_tail(e, om);
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(e->r->db, "SELECT DISTINCT t0 FROM samples ORDER BY t0", -1, &st, NULL) == SQLITE_OK)
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			om->win_t0 = xrealloc(om->win_t0, sizeof *om->win_t0 * (om->nwin + 1));
+			om->win_t0[om->nwin++] = sqlite3_column_int64(st, 0);
+		}
+	sqlite3_finalize(st);
 	om->cur = xcalloc(33, sizeof *om->cur);
 	om->dec = xcalloc(33, sizeof *om->dec);
 	return 0;
@@ -487,6 +502,7 @@ static void om_free(struct om *om)
 	w = (struct window){.nnodes = 1, .per_node = 33, .s = om->dec};
 	window_free(&w);
 	free(om->cluster);
+	free(om->win_t0);
 }
 
 static void om_write(struct exp *e, struct om *om)

@@ -33,6 +33,7 @@ void window_free(struct window *w)
 		free(s->v64);
 	}
 	free(w->s);
+	free(w->scratch);
 	memset(w, 0, sizeof *w);
 }
 
@@ -472,19 +473,35 @@ static void put_runs(struct sbuf *out, const struct arrival *a, const size_t *ix
 static void put_kind(struct sbuf *out, struct window *w, const struct arrival *a, const size_t *ix, size_t n,
 		     const int32_t *local)
 {
-	int64_t *col = xmalloc(sizeof *col * (n + 1)), *v = xmalloc(sizeof *v * (n + 1) * (size_t)w->nv);
+	size_t need = (n + 1) * (size_t)(w->nv + 1);
 	uint8_t flags = 0;
+
+	if (need > w->scratch_cap) {
+		w->scratch_cap = need;
+		w->scratch = xrealloc(w->scratch, sizeof *w->scratch * need);
+	}
+	int64_t *col = w->scratch, *v = w->scratch + n + 1;
 
 	put_runs(out, a, ix, n);
 	if (!n)
-		goto out;
+		return;
 	for (size_t i = 0; i < n; i++) {   /* values relative to the series' last tail row */
 		struct series *s = window_series(w, a[ix[i]].node, a[ix[i]].idx);
 		int32_t row = a[ix[i]].row, base = s->tail_base;
 
-		for (int c = 0; c < w->nv; c++)
-			v[(size_t)c * n + i] = (int64_t)((uint64_t)series_value(s, w->nv, row, c) -
-						       (base >= 0 ? (uint64_t)series_value(s, w->nv, base, c) : 0));
+		if (s->v32) {
+			const int32_t *x = s->v32 + (size_t)row * (size_t)w->nv;
+			const int32_t *y = base >= 0 ? s->v32 + (size_t)base * (size_t)w->nv : NULL;
+
+			for (int c = 0; c < w->nv; c++)
+				v[(size_t)c * n + i] = y ? (int64_t)x[c] - y[c] : x[c];
+		} else {
+			const int64_t *x = s->v64 + (size_t)row * (size_t)w->nv;
+			const int64_t *y = base >= 0 ? s->v64 + (size_t)base * (size_t)w->nv : NULL;
+
+			for (int c = 0; c < w->nv; c++)
+				v[(size_t)c * n + i] = (int64_t)((uint64_t)x[c] - (y ? (uint64_t)y[c] : 0));
+		}
 		col[i] = base >= 0;
 		s->tail_base = row;
 		flags |= (s->tdelta && s->tdelta[row] ? 1 : 0) | (local[s->src ? s->src[row] : 0] ? 2 : 0);
@@ -509,9 +526,6 @@ static void put_kind(struct sbuf *out, struct window *w, const struct arrival *a
 	}
 	for (int c = 0; c < w->nv; c++)
 		col_encode(out, v + (size_t)c * n, n);
-out:
-	free(col);
-	free(v);
 }
 
 void tail_encode(struct sbuf *out, struct window *win, int64_t w0, int64_t tick, const struct arrival *a, size_t n,

@@ -49,6 +49,8 @@ struct window {
 	int32_t nnodes, per_node;
 	struct series *s;             /* nnodes * per_node */
 	int64_t rows;
+	int64_t *scratch;             /* tail encoding's columns, kept between ticks */
+	size_t scratch_cap;
 };
 
 void window_init(struct window *w, int kind, int32_t nnodes, int32_t per_node);

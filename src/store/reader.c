@@ -298,15 +298,33 @@ static void index_window(struct reader *r)
 	size_t *fill = xmalloc(sizeof *fill * ((size_t)span + 1));
 
 	memcpy(fill, r->bucket, sizeof *fill * ((size_t)span + 1));
-	for (int k = 0; k < PK_COUNT; k++)
-		for (int32_t node = 0; node < r->nnodes; node++)
+	for (int k = 0; k < PK_COUNT; k++) {
+		int nv = pack_nv(k);
+
+		for (int32_t node = 0; node < r->nnodes; node++) {
+			const char **srcs = r->srcs[k * r->nnodes + node];
+
 			for (int32_t idx = 0; idx < r->per_node[k]; idx++) {
 				const struct series *s = window_series(&r->win[k], node, idx);
 
-				for (int32_t j = 0; j < s->n; j++)
-					if (s->tick[j] >= r->w0 && s->tick[j] < r->w1)
-						r->refs[fill[s->tick[j] - r->w0]++] = make_ref(r, k, node, idx, s, j);
+				for (int32_t j = 0; j < s->n; j++) {
+					int64_t t = s->tick[j] - r->w0;
+
+					if (t < 0 || t >= span)
+						continue;
+					struct rowref *f = &r->refs[fill[t]++];
+
+					f->v = s->v32 ? (const void *)(s->v32 + (size_t)j * (size_t)nv)
+						      : (const void *)(s->v64 + (size_t)j * (size_t)nv);
+					f->source = srcs ? srcs[s->src ? s->src[j] : 0] : "";
+					f->tdelta = s->tdelta ? s->tdelta[j] : 0;
+					f->node = node;
+					f->idx = (int16_t)idx;
+					f->kind = (uint8_t)k;
+				}
 			}
+		}
+	}
 	free(fill);
 }
 
@@ -523,7 +541,7 @@ static void ib_pred(struct reader *r, int64_t k, struct kf_pred *pred)
 	sqlite3_finalize(st);
 	for (int kind = 0; kind < PK_COUNT; kind++)
 		window_init(&w[kind], kind, r->nnodes, r->per_node[kind]);
-	if (sqlite3_prepare_v2(r->db, "SELECT t0, node, data FROM samples WHERE kind = 'ib' AND t0 < ? AND t1 > ? ORDER BY t0",
+	if (sqlite3_prepare_v2(r->db, "SELECT t0, node, data FROM samples WHERE t0 < ?1 AND t0 > ?2 - 600 AND t1 > ?2 AND kind = 'ib' ORDER BY t0",
 			       -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, k);
 		sqlite3_bind_int64(st, 2, lo);

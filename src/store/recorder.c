@@ -37,7 +37,7 @@ static void forget_ib(struct rec *r)
 {
 	for (int32_t i = 0; i < r->hist.nports; i++) {
 		r->hist.p[i].have = r->hist.p[i].have_prev = 0;
-		r->hist_group[2 * i] = r->hist_group[2 * i + 1] = -1;
+		r->hist_group[2 * i] = r->hist_group[2 * i + 1] = INT64_MIN;   /* no reading */
 	}
 }
 
@@ -151,11 +151,16 @@ void rec_topology_meta(struct rec *r, const struct ev_topology *t)
 	db_meta_set_i64(r->db, "sus", t->sus);
 	if (!r->kf_ticks_fixed) {
 		/* seek = keyframe + up to kf_ticks of events, whose cost grows
-		 * with the cluster: 300 s at 1,024 GPUs, 30 s at 10,240 */
-		int64_t k = t->gpus > 0 ? 300LL * 1024 / t->gpus : KF_TICKS_MAX;
+		 * with the cluster: 120 s at 1,024 GPUs, 15 s at 10,240 (a
+		 * multiple or a divisor of the window) */
+		int64_t k = t->gpus > 0 ? 150LL * 1024 / t->gpus : KF_TICKS_MAX;
 
-		k = k >= r->chunk_ticks ? k / r->chunk_ticks * r->chunk_ticks : k >= r->chunk_ticks / 2 ? r->chunk_ticks / 2 : 10;
-		r->kf_ticks = (int)MIN(MAX(k, 10), KF_TICKS_MAX);
+		if (k >= r->chunk_ticks)
+			k = k / r->chunk_ticks * r->chunk_ticks;
+		else
+			while (k > 1 && r->chunk_ticks % k)
+				k--;
+		r->kf_ticks = (int)MIN(MAX(k, 1), KF_TICKS_MAX);
 		db_meta_set_i64(r->db, "keyframe_ticks", r->kf_ticks);
 	}
 }

@@ -15,14 +15,12 @@
 #include "store/keyframe.h"
 #include "store/store_int.h"
 
+static char dir[64];
+
 static char *tmp_file(const char *name)
 {
-	static char dir[64];
-
-	if (!dir[0]) {
-		snprintf(dir, sizeof dir, "/tmp/myriad-unit-%d", (int)getpid());
-		mkdir(dir, 0700);
-	}
+	snprintf(dir, sizeof dir, "/tmp/myriad-unit-%d", (int)getpid());
+	mkdir(dir, 0700);   /* again after remove_log took it away */
 	char *p = xasprintf("%s/%s", dir, name);
 
 	unlink(p);
@@ -39,6 +37,7 @@ static void remove_log(char *path)
 	free(w);
 	free(s);
 	free(path);
+	rmdir(dir);   /* once the last file is gone */
 }
 
 /* ---- keyframes ---- */
@@ -137,6 +136,15 @@ static void synthetic_tick(struct myriad *app, int64_t t)
 			x.u.mark = (struct ev_mark){"ops", t % 2 ? "note \xff\xfe" : "plain"};
 			emit(app, &x);
 		}
+		if (i == 9 && t % 50 == 7) {   /* an operator action, its audit rows */
+			struct event x = {.type = EV_ACTION, .time = base + 2, .source = "operator"};
+
+			for (int ph = 0; ph < ACT_PHASE_COUNT; ph++) {
+				x.u.action = (struct ev_action){(uint32_t)t, ph, 1, 0, "node drain", "gpu[0001-0002]",
+								"-reason {xid 79}", "alice", ph == 1 ? "allowed" : ""};
+				emit(app, &x);
+			}
+		}
 	}
 	bus_flush(&app->bus);
 }
@@ -218,6 +226,9 @@ TEST(store_replays_every_event_exactly)
 	CHECK(db_i64(db, "SELECT count(*) FROM events WHERE type = 'sample'", 0) >= 150);   /* gpu 99 */
 	CHECK_INT(db_i64(db, "SELECT count(*) FROM ticks WHERE source IS NULL", 0), 1);    /* before a tick */
 	CHECK(db_i64(db, "SELECT count(*) FROM samples", 0) > 0);
+	CHECK_INT(db_i64(db, "SELECT count(*) FROM actions", 0), 3 * ACT_PHASE_COUNT);
+	CHECK_INT(db_i64(db, "SELECT count(*) FROM actions WHERE phase = 'decided' AND detail = 'allowed'"
+			     " AND verb = 'node drain' AND who = 'alice'", 0), 3);
 	sqlite3_close(db);
 	sbuf_free(&live.text);
 	sbuf_free(&back.text);
