@@ -95,32 +95,19 @@ static void print_snapshot(struct myriad *app, const struct args *a)
 	sbuf_free(&b);
 }
 
-static int run_runbook(struct myriad *app, const char *path)
+/* Runbook regression: what RUNBOOK would have done during the recording,
+ * with timestamps. A dry run through the batch runner, which steps the
+ * replay one recorded tick at a time until the recording ends. */
+static int run_runbook(struct myriad *app, const struct cli_opts *o, const char *path)
 {
-	struct sbuf script = {0}, out = {0};
-	char *err = NULL, buf[8192];
-	FILE *f = fopen(path, "r");
-	size_t n;
-	int rc;
+	struct cli_opts ro = *o;
+	struct replay_info info;
 
-	if (!f) {
-		fprintf(stderr, "myriad replay: --run %s: cannot read it\n", path);
-		return 1;
-	}
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		sbuf_add(&script, buf, n);
-	fclose(f);
-	if (tcl_init(app, &err) < 0) {
-		sbuf_free(&script);
-		return fail("replay --run", err, 1);
-	}
-	rc = tcl_eval(app, script.s ? script.s : "", &out);
-	if (out.len)
-		fprintf(rc ? stderr : stdout, "%s\n", out.s);
-	sbuf_free(&script);
-	sbuf_free(&out);
-	tcl_free(app);
-	return rc ? 1 : 0;
+	ro.dry_run = 1;
+	app->dry_run = 1;
+	if (replay_get_info(app, &info) == 0 && ro.ticks < 0)   /* to the end of the recording */
+		ro.ticks = (info.end - app->start) / US_PER_SEC;
+	return tcl_run_batch(app, &ro, path, 0, NULL);
 }
 
 int store_cmd_replay(struct myriad *app, const struct cli_opts *o, int argc, char **argv)
@@ -147,7 +134,7 @@ int store_cmd_replay(struct myriad *app, const struct cli_opts *o, int argc, cha
 			return fail("replay", err, 1);
 	}
 	if (a.run) {
-		int rc = run_runbook(app, a.run);
+		int rc = run_runbook(app, o, a.run);
 
 		if (a.once)
 			print_snapshot(app, &a);
