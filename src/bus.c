@@ -26,14 +26,30 @@ int bus_subscribe(struct bus *b, uint32_t mask, bus_fn fn, void *ctx)
 	return b->next_id;
 }
 
+/* During a flush a subscriber only loses its function (the loop in
+ * bus_flush walks the array by index); the slot is removed afterwards. */
 void bus_unsubscribe(struct bus *b, int id)
 {
 	for (int i = 0; i < b->nsubs; i++)
 		if (b->subs[i].id == id) {
+			if (b->flushing) {
+				b->subs[i].fn = NULL;
+				return;
+			}
 			memmove(&b->subs[i], &b->subs[i + 1], sizeof *b->subs * (size_t)(b->nsubs - i - 1));
 			b->nsubs--;
 			return;
 		}
+}
+
+static void drop_unsubscribed(struct bus *b)
+{
+	int w = 0;
+
+	for (int i = 0; i < b->nsubs; i++)
+		if (b->subs[i].fn)
+			b->subs[w++] = b->subs[i];
+	b->nsubs = w;
 }
 
 static const char *copy(struct bus *b, const char *s)
@@ -116,11 +132,12 @@ void bus_flush(struct bus *b)
 		uint32_t bit = BUS_MASK(ev.type);
 
 		for (int i = 0; i < b->nsubs; i++)
-			if (b->subs[i].mask & bit)
+			if ((b->subs[i].mask & bit) && b->subs[i].fn)
 				b->subs[i].fn(b->subs[i].ctx, &ev);
 		b->delivered++;
 	}
 	b->qhead = b->qlen = 0;
 	arena_reset(&b->strings);
 	b->flushing = 0;
+	drop_unsubscribed(b);
 }
