@@ -107,7 +107,7 @@ int loop_watch(struct loop *l, int fd, int events, loop_fd_fn fn, void *ctx)
 	if (fd < 0)
 		return -1;
 	if (!events) {
-		loop_unwatch(l, fd);
+		loop_unwatch(l, fd, ctx);
 		return 0;
 	}
 	if (fd >= l->nw) {
@@ -121,16 +121,27 @@ int loop_watch(struct loop *l, int fd, int events, loop_fd_fn fn, void *ctx)
 	memset(&ee, 0, sizeof ee);
 	ee.events = (events & LOOP_READ ? EPOLLIN : 0) | (events & LOOP_WRITE ? EPOLLOUT : 0);
 	ee.data.fd = fd;
-	if (epoll_ctl(l->ep, op, fd, &ee) < 0)
-		return -1;
+	if (epoll_ctl(l->ep, op, fd, &ee) < 0) {
+		/* ENOENT: the number was closed and reused, the kernel dropped the
+		 * old watch; EEXIST: the reverse. Anything else is a real error. */
+		if (!(op == EPOLL_CTL_MOD && errno == ENOENT) && !(op == EPOLL_CTL_ADD && errno == EEXIST))
+			goto fail;
+		op = op == EPOLL_CTL_MOD ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
+		if (epoll_ctl(l->ep, op, fd, &ee) < 0)
+			goto fail;
+	}
 	l->w[fd] = (struct watch){fn, ctx, events};
 	return 0;
+fail:
+	if (l->w[fd].ctx == ctx)
+		l->w[fd].fn = NULL;   /* e.g. EBADF: the descriptor is gone */
+	return -1;
 }
 
-void loop_unwatch(struct loop *l, int fd)
+void loop_unwatch(struct loop *l, int fd, const void *ctx)
 {
-	if (fd < 0 || fd >= l->nw || !l->w[fd].fn)
-		return;
+	if (fd < 0 || fd >= l->nw || !l->w[fd].fn || l->w[fd].ctx != ctx)
+		return;   /* not watched, or watched now by whoever reused the number */
 	epoll_ctl(l->ep, EPOLL_CTL_DEL, fd, NULL);
 	l->w[fd].fn = NULL;
 }

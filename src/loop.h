@@ -23,9 +23,13 @@ typedef void (*loop_hook_fn)(void *ctx);
 struct loop *loop_new(void);
 void loop_free(struct loop *l);
 
-/* Watch fd for events (LOOP_READ | LOOP_WRITE); again to change, 0 to stop. */
+/* Watch fd for events (LOOP_READ | LOOP_WRITE); again to change, 0 to stop.
+ * A watch belongs to its ctx: a descriptor number closed behind the loop's
+ * back (libssh closes a failed session's socket itself) and reused by a new
+ * one is taken over by the new watcher, and loop_unwatch from the old owner
+ * then does nothing. */
 int loop_watch(struct loop *l, int fd, int events, loop_fd_fn fn, void *ctx);
-void loop_unwatch(struct loop *l, int fd);
+void loop_unwatch(struct loop *l, int fd, const void *ctx);
 
 /* A timer firing after ms milliseconds, then every `every_ms` if nonzero.
  * Returns an id for loop_timer_cancel. */

@@ -192,10 +192,8 @@ static void sess_watch(struct sess *se)
 
 	if (want == se->watched)
 		return;
-	if (loop_watch(se->srv->loop, se->fd, want, on_sess_fd, se) < 0) {
-		loop_unwatch(se->srv->loop, se->fd);
-		loop_watch(se->srv->loop, se->fd, want, on_sess_fd, se);
-	}
+	if (loop_watch(se->srv->loop, se->fd, want, on_sess_fd, se) < 0)
+		se->dead = 1;
 	se->watched = want;
 }
 
@@ -215,8 +213,7 @@ static void sess_free(struct sess *se)
 		se->chans = c->next;
 		chan_free(c);
 	}
-	if (se->watched)
-		loop_unwatch(srv->loop, se->fd);
+	loop_unwatch(srv->loop, se->fd, se);
 	ssh_event_remove_session(se->ev, se->s);
 	ssh_event_free(se->ev);
 	ssh_disconnect(se->s);
@@ -224,9 +221,23 @@ static void sess_free(struct sess *se)
 	free(se);
 }
 
+
+/* libssh closes a failed session's socket itself (a write to a peer that
+ * left, a disconnect message), so the number may already belong to a newer
+ * session: a closed session is freed before the loop sleeps again. */
 static int sess_alive(struct sess *se)
 {
-	return !se->dead && ssh_is_connected(se->s) && !(ssh_get_status(se->s) & (SSH_CLOSED | SSH_CLOSED_ERROR));
+	return !se->dead && ssh_is_connected(se->s) && ssh_get_fd(se->s) == se->fd &&
+	       !(ssh_get_status(se->s) & (SSH_CLOSED | SSH_CLOSED_ERROR));
+}
+
+/* After work on a session: free it if it ended, or watch what it needs. */
+static void sess_settle(struct sess *se)
+{
+	if (sess_alive(se))
+		sess_watch(se);
+	if (!sess_alive(se))
+		sess_free(se);
 }
 
 static void on_sess_fd(void *ctx, int fd, int events)
@@ -249,7 +260,7 @@ static void on_sess_fd(void *ctx, int fd, int events)
 		return;
 	}
 	sess_work(se);
-	sess_watch(se);
+	sess_settle(se);
 }
 
 /* ---- accepting ---- */
@@ -285,7 +296,7 @@ static void accept_one(struct srv *srv, ssh_session s)
 		return;
 	}
 	se->kex_done = rc == SSH_OK;
-	sess_watch(se);
+	sess_settle(se);
 }
 
 void srv_on_bind(void *ctx, int fd, int events)
@@ -318,10 +329,7 @@ void srv_on_step(void *ctx, int64_t id)
 	for (struct sess *se = srv->sessions, *next; se; se = next) {
 		next = se->next;
 		sess_work(se);
-		if (sess_alive(se))
-			sess_watch(se);
-		else
-			sess_free(se);
+		sess_settle(se);
 	}
 }
 
@@ -340,7 +348,7 @@ void srv_on_housekeeping(void *ctx, int64_t id)
 		for (struct schan *c = se->chans; c; c = c->next)
 			if (c->kind == CK_SLEEP && now >= c->wake) {
 				sess_work(se);
-				sess_watch(se);
+				sess_settle(se);
 				break;
 			}
 	}

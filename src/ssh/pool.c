@@ -74,19 +74,17 @@ void host_watch(struct ssh_host *h)
 	}
 	if (want == h->watched)
 		return;
-	if (!want) {
-		loop_unwatch(l, h->fd);
-	} else if (loop_watch(l, h->fd, want, on_fd, h) < 0) {
-		loop_unwatch(l, h->fd);   /* a stale watch on a reused descriptor */
+	if (!want)
+		loop_unwatch(l, h->fd, h);
+	else
 		loop_watch(l, h->fd, want, on_fd, h);
-	}
 	h->watched = want;
 }
 
 static void unwatch(struct ssh_host *h)
 {
 	if (h->fd >= 0 && h->watched)
-		loop_unwatch(h->pool->loop, h->fd);
+		loop_unwatch(h->pool->loop, h->fd, h);
 	h->watched = 0;
 	h->fd = -1;
 }
@@ -576,7 +574,7 @@ void pool_set_loop(struct ssh_pool *p, struct loop *l)
 		struct ssh_host *h = p->hosts[i];
 
 		if (h->watched)
-			loop_unwatch(p->loop, h->fd);
+			loop_unwatch(p->loop, h->fd, h);
 		h->watched = 0;
 	}
 	p->loop = l;

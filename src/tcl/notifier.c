@@ -160,7 +160,7 @@ static void delete_file_handler(int fd)
 	if (!f)
 		return;
 	if (l)
-		loop_unwatch(l, fd);
+		loop_unwatch(l, fd, NULL);
 	*f = nt.fds[--nt.nfds];
 }
 
@@ -306,7 +306,7 @@ void tc_notifier_detach(struct tcl_state *ts)
 		if (nt.timer)
 			loop_timer_cancel(l, nt.timer);
 		for (int i = 0; i < nt.nfds; i++)
-			loop_unwatch(l, nt.fds[i].fd);
+			loop_unwatch(l, nt.fds[i].fd, NULL);
 	}
 	nt.loop = NULL;
 	nt.timer = 0;

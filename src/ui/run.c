@@ -285,7 +285,7 @@ static void detach(struct console *c)
 {
 	struct myriad *app = c->app;
 
-	loop_unwatch(app->loop, 0);
+	loop_unwatch(app->loop, 0, c);
 	loop_timer_cancel(app->loop, c->tick_timer);
 	loop_before_sleep(app->loop, NULL, NULL);
 	if (c->test_stream) {
