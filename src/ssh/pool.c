@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "pool_int.h"
 #include "hostkeys.h"
+#include "quote.h"
 
 #define TIMER_MS 100
 
@@ -209,10 +210,19 @@ static int configure(struct ssh_host *h, ssh_session s)
 		rc |= ssh_options_set(s, SSH_OPTIONS_PORT, &port);
 	}
 	if (t->via) {
-		char *cmd = xasprintf("ssh -o BatchMode=yes -W [%%h]:%%p %s", t->via);
+		struct sbuf cmd = {0};
 
-		rc |= ssh_options_set(s, SSH_OPTIONS_PROXYCOMMAND, cmd);
-		free(cmd);
+		/* The system ssh reaches the gateway (its own ssh_config, agent
+		 * and known_hosts: the same -config as the nodes) and relays. */
+		sbuf_adds(&cmd, "exec ssh -o BatchMode=yes");
+		if (inv->ssh_config) {
+			sbuf_adds(&cmd, " -F ");
+			sh_quote(&cmd, inv->ssh_config);
+		}
+		sbuf_adds(&cmd, " -W [%h]:%p ");
+		sh_quote(&cmd, t->via);
+		rc |= ssh_options_set(s, SSH_OPTIONS_PROXYCOMMAND, cmd.s);
+		sbuf_free(&cmd);
 	}
 	if (t->identity && !identity_key(h->pool, t->identity))
 		ssh_options_set(s, SSH_OPTIONS_ADD_IDENTITY, t->identity);

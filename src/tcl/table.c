@@ -101,7 +101,9 @@ const struct tcl_cmd tc_table[] = {
 	{"sim", "?SPEC?", "start the embedded simulator (gpus=2048,seed=3,accel=1,start=...,load=0.9); ignored when --sim is given",
 		"", 0, 1, TC_RO, SEC_CONFIG, tc_sim},
 	{"host", "NODESET ?-user U? ?-port P? ?-identity FILE? ?-via GATEWAY? ?-hostname ADDR? ?-gpus N?",
-		"declare GPU nodes reached over SSH (in -user and -hostname, %n is the node's name)",
+		"declare GPU nodes reached over SSH (in -user and -hostname, %n is the node's name; "
+		"-via: a gateway reached with the system ssh -W, an ssh_config alias or user@host, "
+		"with the same ssh -config)",
 		"", 1, -1, TC_RO | TC_RAW, SEC_CONFIG, tc_inventory_word},
 	{"service", "NAME -host HOST ?-user U? ?-port P? ?-identity FILE? ?-via GW? ?-hostname ADDR? ?-command CMD? ?-every SECONDS?",
 		"declare a service host: slurm (squeue/sinfo), facility (the meter command)",
