@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include "pool_int.h"
 #include "hostkeys.h"
-#include "quote.h"
+#include "jump.h"
 
 #define TIMER_MS 100
 
@@ -113,6 +113,7 @@ static void teardown(struct ssh_host *h, const char *why, int silent)
 		ssh_free(h->s);
 		h->s = NULL;
 	}
+	jump_stop(&h->jump);
 	if (phase == PH_CONNECTING || phase == PH_AUTH)
 		p->inflight--;
 	if (phase == PH_CONNECTING || phase == PH_AUTH || phase == PH_UP)
@@ -146,7 +147,12 @@ void host_fail(struct ssh_host *h, int state, const char *detail)
 	char why[400];
 	int was_up = h->phase == PH_UP;
 
+	const char *relay = h->t.via ? jump_error(&h->jump) : NULL;
+
 	snprintf(why, sizeof why, "%s", detail && *detail ? detail : conn_state_name(state));
+	if (relay)   /* the gateway's ssh knows better than "connection reset" */
+		snprintf(why, sizeof why, "via %s: %s (%s)", h->t.via, relay,
+			 detail && *detail ? detail : conn_state_name(state));
 	if (was_up && mono_us() - h->up_since >= 60 * US_PER_SEC)
 		h->attempts = 0;   /* it was fine for a while: retry soon */
 	teardown(h, why, !was_up);
@@ -208,21 +214,6 @@ static int configure(struct ssh_host *h, ssh_session s)
 	if (t->port) {
 		port = (unsigned)t->port;
 		rc |= ssh_options_set(s, SSH_OPTIONS_PORT, &port);
-	}
-	if (t->via) {
-		struct sbuf cmd = {0};
-
-		/* The system ssh reaches the gateway (its own ssh_config, agent
-		 * and known_hosts: the same -config as the nodes) and relays. */
-		sbuf_adds(&cmd, "exec ssh -o BatchMode=yes");
-		if (inv->ssh_config) {
-			sbuf_adds(&cmd, " -F ");
-			sh_quote(&cmd, inv->ssh_config);
-		}
-		sbuf_adds(&cmd, " -W [%h]:%p ");
-		sh_quote(&cmd, t->via);
-		rc |= ssh_options_set(s, SSH_OPTIONS_PROXYCOMMAND, cmd.s);
-		sbuf_free(&cmd);
 	}
 	if (t->identity && !identity_key(h->pool, t->identity))
 		ssh_options_set(s, SSH_OPTIONS_ADD_IDENTITY, t->identity);
@@ -381,6 +372,29 @@ static void step_auth(struct ssh_host *h)
 	}
 }
 
+/* -via: the relay's socket becomes the session's (jump.h). */
+static int start_jump(struct ssh_host *h)
+{
+	char *host = NULL, why[300];
+	unsigned int port = 22;
+	int fd = -1;
+
+	if (ssh_options_get(h->s, SSH_OPTIONS_HOST, &host) == SSH_OK && host) {
+		ssh_options_get_port(h->s, &port);
+		fd = jump_start(&h->jump, h->pool->inv->ssh_config, h->t.via, host, (int)port, why, sizeof why);
+	} else {
+		snprintf(why, sizeof why, "no host name to reach through %s", h->t.via);
+	}
+	ssh_string_free_char(host);
+	if (fd < 0 || ssh_options_set(h->s, SSH_OPTIONS_FD, &fd) < 0) {
+		if (fd >= 0)
+			close(fd);
+		host_fail(h, CONN_UNREACHABLE, why);
+		return -1;
+	}
+	return 0;
+}
+
 static void start_host(struct ssh_host *h)
 {
 	struct ssh_pool *p = h->pool;
@@ -396,6 +410,8 @@ static void start_host(struct ssh_host *h)
 		host_fail(h, CONN_UNREACHABLE, h->s ? ssh_get_error(h->s) : "cannot create a session");
 		return;
 	}
+	if (h->t.via && start_jump(h) < 0)
+		return;
 	ssh_set_blocking(h->s, 0);
 	step_connect(h);
 }
@@ -614,6 +630,7 @@ struct ssh_host *pool_add(struct ssh_pool *p, const struct inv_target *t, void *
 	h->udata = udata;
 	h->index = p->nhosts;
 	h->fd = -1;
+	h->jump.err_fd = -1;
 	h->state = CONN_NONE;
 	p->hosts[p->nhosts++] = h;
 	p->pending++;

@@ -7,6 +7,7 @@
 
 #include <libssh/libssh.h>
 #include <libssh/callbacks.h>
+#include "jump.h"
 #include "pool.h"
 
 enum phase { PH_IDLE, PH_QUEUED, PH_CONNECTING, PH_AUTH, PH_UP, PH_DONE };
@@ -46,6 +47,7 @@ struct ssh_host {
 	char fail_why[160];
 	struct ssh_chan *chans;
 	int nchans;
+	struct jump jump;         /* -via: the relay, pid 0 if none */
 };
 
 struct key_cache {
