@@ -14,6 +14,7 @@
 #include "pool_int.h"
 #include "hostkeys.h"
 #include "jump.h"
+#include "resolve.h"
 
 #define TIMER_MS 100
 
@@ -258,7 +259,7 @@ static int check_hostkey(struct ssh_host *h)
 	int r = -1, state = CONN_HOSTKEY_CHANGED;
 
 	if (ssh_get_server_publickey(h->s, &key) != SSH_OK || ssh_pki_export_pubkey_base64(key, &b64) != SSH_OK ||
-	    ssh_options_get(h->s, SSH_OPTIONS_HOST, &host) != SSH_OK) {
+	    (h->keyhost ? !(host = xstrdup(h->keyhost)) : ssh_options_get(h->s, SSH_OPTIONS_HOST, &host) != SSH_OK)) {
 		snprintf(msg, sizeof msg, "cannot read the server's host key");
 		goto out;
 	}
@@ -372,6 +373,34 @@ static void step_auth(struct ssh_host *h)
 	}
 }
 
+/* The name is looked up here, not in ssh_connect (which would block the
+ * loop on a slow DNS server); the connection then goes to the address and
+ * the host key is checked under the name. RES_WAIT: the timer asks again. */
+static void step_resolve(struct ssh_host *h)
+{
+	char *host = NULL, *proxy = NULL, addr[64], why[300];
+	int r = RES_DONE;
+
+	if (ssh_options_get(h->s, SSH_OPTIONS_PROXYCOMMAND, &proxy) != SSH_OK &&   /* a proxy resolves */
+	    ssh_options_get(h->s, SSH_OPTIONS_HOST, &host) == SSH_OK && host) {
+		r = resolver_get(h->pool->res, host, addr, sizeof addr, why, sizeof why);
+		if (r == RES_DONE && strcmp(addr, host)) {
+			free(h->keyhost);
+			h->keyhost = xstrdup(host);
+			ssh_options_set(h->s, SSH_OPTIONS_HOST, addr);
+		}
+	}
+	ssh_string_free_char(host);
+	ssh_string_free_char(proxy);
+	h->resolving = r == RES_WAIT;
+	if (r == RES_FAIL) {
+		host_fail(h, CONN_UNREACHABLE, why);
+	} else if (r == RES_DONE) {
+		ssh_set_blocking(h->s, 0);
+		step_connect(h);
+	}
+}
+
 /* -via: the relay's socket becomes the session's (jump.h). */
 static int start_jump(struct ssh_host *h)
 {
@@ -402,6 +431,7 @@ static void start_host(struct ssh_host *h)
 	h->s = ssh_new();
 	h->fd = -1;
 	h->phase = PH_CONNECTING;
+	h->resolving = 0;
 	p->inflight++;
 	p->busy++;
 	h->deadline = mono_us() + p->inv->connect_timeout_us;
@@ -410,10 +440,14 @@ static void start_host(struct ssh_host *h)
 		host_fail(h, CONN_UNREACHABLE, h->s ? ssh_get_error(h->s) : "cannot create a session");
 		return;
 	}
-	if (h->t.via && start_jump(h) < 0)
+	if (h->t.via) {
+		if (start_jump(h) < 0)
+			return;
+		ssh_set_blocking(h->s, 0);
+		step_connect(h);
 		return;
-	ssh_set_blocking(h->s, 0);
-	step_connect(h);
+	}
+	step_resolve(h);
 }
 
 /* ---- dispatch ---- */
@@ -514,10 +548,12 @@ static void check_host(struct ssh_pool *p, struct ssh_host *h, int64_t now)
 		break;
 	case PH_CONNECTING:
 	case PH_AUTH:
-		if (now > h->deadline) {
+		if (h->resolving)
+			step_resolve(h);
+		if ((h->phase == PH_CONNECTING || h->phase == PH_AUTH) && now > h->deadline) {
 			snprintf(msg, sizeof msg, "no answer within %.0f s while %s",
 				 (double)p->inv->connect_timeout_us / US_PER_SEC,
-				 h->phase == PH_AUTH ? "authenticating" : "connecting");
+				 h->resolving ? "resolving its name" : h->phase == PH_AUTH ? "authenticating" : "connecting");
 			host_fail(h, CONN_TIMEOUT, msg);
 		}
 		break;
@@ -562,6 +598,7 @@ struct ssh_pool *pool_new(struct loop *l, struct inventory *inv, const struct po
 	inventory_load_keys(inv);
 	if (inv->log && !(p->log = fopen(inv->log, "a")))
 		fprintf(stderr, "myriad: ssh -log %s: cannot open\n", inv->log);
+	p->res = resolver_new();
 	p->timer = loop_timer(l, 0, TIMER_MS, on_timer, p);
 	return p;
 }
@@ -575,6 +612,7 @@ void pool_free(struct ssh_pool *p)
 
 		if (h->phase != PH_IDLE && h->phase != PH_QUEUED && h->phase != PH_DONE)
 			teardown(h, "shutting down", 0);
+		free(h->keyhost);
 		free(h);
 	}
 	for (int i = 0; i < p->nkeys; i++) {
@@ -585,6 +623,7 @@ void pool_free(struct ssh_pool *p)
 		loop_timer_cancel(p->loop, p->timer);
 	if (p->log)
 		fclose(p->log);
+	resolver_free(p->res);
 	free(p->keys);
 	free(p->hosts);
 	free(p->queue);

@@ -48,6 +48,8 @@ struct ssh_host {
 	struct ssh_chan *chans;
 	int nchans;
 	struct jump jump;         /* -via: the relay, pid 0 if none */
+	char *keyhost;            /* the name host keys are checked under, once resolved to an address */
+	int resolving;            /* waiting for the resolver (PH_CONNECTING) */
 };
 
 struct key_cache {
@@ -73,6 +75,7 @@ struct ssh_pool {
 	FILE *log;
 	int64_t handshakes_done, failures;
 	int in_dispatch, in_libssh;
+	struct resolver *res;     /* host names, looked up off the loop */
 };
 
 /* pool.c */

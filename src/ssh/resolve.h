@@ -1,0 +1,26 @@
+/*
+ * resolve.h - non-blocking, cached host-name lookups for the session pool.
+ * A literal address answers at once; a name starts a lookup the first time
+ * and answers RES_WAIT until it is done (ask again later, e.g. from a
+ * timer). Answers are kept 5 minutes, failures 5 seconds.
+ */
+#ifndef MYRIAD_SSH_RESOLVE_H
+#define MYRIAD_SSH_RESOLVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { RES_DONE, RES_WAIT, RES_FAIL };
+
+struct resolver;
+
+struct resolver *resolver_new(void);
+void resolver_free(struct resolver *r);
+
+/* RES_DONE: the numeric address is in out; RES_FAIL: the reason in why. */
+int resolver_get(struct resolver *r, const char *name, char *out, size_t cap, char *why, size_t whycap);
+
+/* Lookups started so far (for tests and stats). */
+int64_t resolver_lookups(const struct resolver *r);
+
+#endif
