@@ -46,5 +46,7 @@ void hostkeys_name(const char *host, int port, char *out, size_t outlen);
 void hk_hmac_sha1(const uint8_t *key, size_t keylen, const uint8_t *msg, size_t len, uint8_t out[20]);
 /* Decodes base64 into out (at most cap bytes); length, or -1 if malformed. */
 int hk_base64_decode(const char *s, size_t n, uint8_t *out, size_t cap);
+/* "|1|base64(salt)|base64(HMAC-SHA1(salt, name))" with a random salt; -1 on failure. */
+int hk_hash_name(const char *name, char *out, size_t cap);
 
 #endif

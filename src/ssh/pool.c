@@ -240,8 +240,10 @@ static void record_key(struct ssh_host *h, const char *name, const char *type, c
 
 	hostkeys_add(h->pool->inv->keys, name, type, b64, &err);
 	free(err);
-	if (f) {
-		fprintf(f, "%s %s %s\n", name, type, b64);
+	if (f) {   /* hashed, as OpenSSH's HashKnownHosts (Debian's default) writes it */
+		char hashed[80];
+
+		fprintf(f, "%s %s %s\n", hk_hash_name(name, hashed, sizeof hashed) ? name : hashed, type, b64);
 		fclose(f);
 	}
 	pool_log(h->pool, "%s: accepted the new host key of %s (%s)%s%s", h->t.name, name, type,

@@ -2,9 +2,12 @@
  * sha1.c - SHA-1, HMAC-SHA1 and base64 decoding: just enough to match the
  * hashed entries of a known_hosts file ("|1|base64(salt)|base64(hmac)",
  * HMAC-SHA1 keyed by the salt over the host name) without linking libcrypto.
- * SHA-1 is used here only because OpenSSH's format uses it.
+ * SHA-1 is used here only because OpenSSH's format uses it. Also the
+ * hashing of a name for a new entry, as OpenSSH's HashKnownHosts writes it.
  */
+#include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include "hostkeys.h"
 
 struct sha1 {
@@ -163,4 +166,33 @@ int hk_base64_decode(const char *s, size_t n, uint8_t *out, size_t cap)
 		}
 	}
 	return (int)len;
+}
+
+static void b64_encode(const uint8_t *p, size_t n, char *out)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+
+		*out++ = abc[v >> 18 & 63];
+		*out++ = abc[v >> 12 & 63];
+		*out++ = i + 1 < n ? abc[v >> 6 & 63] : '=';
+		*out++ = i + 2 < n ? abc[v & 63] : '=';
+	}
+	*out = '\0';
+}
+
+int hk_hash_name(const char *name, char *out, size_t cap)
+{
+	uint8_t salt[20], mac[20];
+	char s64[32], m64[32];
+
+	if (getrandom(salt, sizeof salt, 0) != (ssize_t)sizeof salt || cap < 3 + 28 + 1 + 28 + 1)
+		return -1;
+	hk_hmac_sha1(salt, sizeof salt, (const uint8_t *)name, strlen(name), mac);
+	b64_encode(salt, sizeof salt, s64);
+	b64_encode(mac, sizeof mac, m64);
+	snprintf(out, cap, "|1|%s|%s", s64, m64);
+	return 0;
 }
