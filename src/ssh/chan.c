@@ -215,7 +215,7 @@ struct ssh_chan *pool_exec(struct ssh_host *h, const char *command, const struct
 	c->exit_status = -1;
 	c->step = CH_OPENING;
 	c->started = c->last_data = now;
-	c->step_deadline = now + h->pool->inv->connect_timeout_us;
+	c->step_deadline = now + pool_connect_timeout(h->pool);
 	ssh_callbacks_init(&c->cb);
 	c->cb.userdata = c;
 	c->cb.channel_data_function = cb_data;

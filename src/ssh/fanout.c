@@ -1,7 +1,8 @@
 /*
- * fanout.c - one command on many nodes (see fanout.h): the run over a
- * one-shot session pool, printing by line or gathering, the summary and the
- * `myriad fanout` subcommand.
+ * fanout.c - one command on many nodes (see fanout.h): a run over a
+ * one-shot session pool on any loop (the console's, so the screen keeps
+ * living, or a private one for the blocking form), printing by line or
+ * gathering.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,18 +15,24 @@
 #include "../nodeset.h"
 
 struct fo_node {
-	struct fo_run *run;
+	struct fanout *run;
 	struct fanout_result *r;
 	struct sbuf part[2];     /* partial lines, stdout and stderr (line mode) */
 	int done;
 };
 
-struct fo_run {
-	const struct fanout_opts *o;
-	const char *command;
+struct fanout {
+	struct fanout_opts o;
+	char *command;
 	struct fo_node *nodes;
 	struct inv_target *own;  /* targets for names outside the inventory */
-	int n;
+	struct fanout_result *res;
+	int n, ndone;
+	struct loop *loop;
+	struct ssh_pool *pool;
+	int64_t end_timer;       /* scheduled once every node is done */
+	fanout_done_fn done;
+	void *ctx;
 };
 
 void fanout_raise_fd_limit(void)
@@ -42,7 +49,7 @@ void fanout_raise_fd_limit(void)
 
 static void emit_lines(struct fo_node *nd, const char *buf, size_t n, int is_stderr, int flush)
 {
-	const struct fanout_opts *o = nd->run->o;
+	const struct fanout_opts *o = &nd->run->o;
 	struct sbuf *p = &nd->part[is_stderr];
 
 	while (n > 0) {
@@ -73,7 +80,7 @@ static void on_data(void *ctx, struct ssh_chan *c, const char *buf, size_t n, in
 	struct sbuf *b = is_stderr ? &nd->r->err : &nd->r->out;
 
 	(void)c;
-	if (!nd->run->o->gather) {
+	if (!nd->run->o.gather) {
 		emit_lines(nd, buf, n, is_stderr, 0);
 		return;
 	}
@@ -84,6 +91,8 @@ static void on_data(void *ctx, struct ssh_chan *c, const char *buf, size_t n, in
 	sbuf_add(b, buf, n);
 }
 
+static void schedule_end(struct fanout *f);
+
 static void node_done(struct fo_node *nd, int status, int conn, const char *why)
 {
 	if (nd->done)
@@ -92,9 +101,11 @@ static void node_done(struct fo_node *nd, int status, int conn, const char *why)
 	nd->r->status = status;
 	nd->r->conn = conn;
 	nd->r->why = why && *why ? xstrdup(why) : NULL;
-	if (!nd->run->o->gather)
+	if (!nd->run->o.gather)
 		for (int k = 0; k < 2; k++)
 			emit_lines(nd, "", 0, k, 1);
+	if (++nd->run->ndone == nd->run->n)
+		schedule_end(nd->run);
 }
 
 static void on_done(void *ctx, struct ssh_chan *c, int status, const char *why)
@@ -127,8 +138,8 @@ static void on_up(void *ctx, struct ssh_host *h)
 		pool_disconnect(h);
 		return;
 	}
-	if (nd->run->o->timeout_s > 0)
-		chan_set_timeouts(c, (int64_t)(nd->run->o->timeout_s * US_PER_SEC), 0);
+	if (nd->run->o.timeout_s > 0)
+		chan_set_timeouts(c, (int64_t)(nd->run->o.timeout_s * US_PER_SEC), 0);
 }
 
 static const struct pool_ops fo_pool_ops = {on_state, on_up};
@@ -152,72 +163,135 @@ static int collect_name(void *ctx, const char *name)
 	return 0;
 }
 
-static void run_pool(struct myriad *app, struct fo_run *run, char **names)
+/* Frees the run; the results go to the caller (*res) or are freed. */
+static void run_free(struct fanout *f, struct fanout_result **res)
+{
+	if (f->end_timer)
+		loop_timer_cancel(f->loop, f->end_timer);
+	pool_free(f->pool);   /* sessions still closing are closed now */
+	for (int i = 0; i < f->n; i++) {
+		sbuf_free(&f->nodes[i].part[0]);
+		sbuf_free(&f->nodes[i].part[1]);
+	}
+	if (res)
+		*res = f->res;
+	else
+		fanout_results_free(f->res, f->n);
+	free(f->nodes);
+	free(f->own);
+	free(f->command);
+	free(f);
+}
+
+/* Every node is done: hand the results over from the loop, not from inside
+ * a pool callback (the pool is freed first). */
+static void on_end(void *ctx, int64_t id)
+{
+	struct fanout *f = ctx;
+	struct fanout_result *res;
+	fanout_done_fn done = f->done;
+	void *dctx = f->ctx;
+	int n = f->n;
+
+	(void)id;
+	f->end_timer = 0;
+	run_free(f, &res);
+	done(dctx, res, n);
+}
+
+static void schedule_end(struct fanout *f)
+{
+	if (!f->end_timer)
+		f->end_timer = loop_timer(f->loop, 0, 0, on_end, f);
+}
+
+struct fanout *fanout_start(struct myriad *app, struct loop *l, const char *nodeset, const char *command,
+			    const struct fanout_opts *o, fanout_done_fn done, void *ctx, char **err)
 {
 	struct inventory *inv = inventory_of(app);
-	struct loop *l = loop_new();
-	int64_t saved_timeout = inv->connect_timeout_us;
-	int saved_hs = inv->handshakes, fan = run->o->fanout > 0 ? run->o->fanout : 256;
+	struct nodeset *ns = nodeset_from(nodeset, err);
+	struct collect names = {0};
+	struct fanout *f;
+	int fan = o->fanout > 0 ? o->fanout : 256;
 
-	if (run->o->timeout_s > 0)
-		inv->connect_timeout_us = MIN(inv->connect_timeout_us, (int64_t)(run->o->timeout_s * US_PER_SEC));
-	inv->handshakes = MIN(inv->handshakes, fan);
-	struct ssh_pool *pool = pool_new(l, inv, &fo_pool_ops, run, 0, fan);
+	if (!ns)
+		return NULL;
+	nodeset_foreach(ns, collect_name, &names);
+	nodeset_free(ns);
+	fanout_raise_fd_limit();
+	f = xcalloc(1, sizeof *f);
+	f->o = *o;
+	f->command = xstrdup(command);
+	f->n = names.n;
+	f->loop = l;
+	f->done = done;
+	f->ctx = ctx;
+	f->nodes = xcalloc((size_t)f->n + 1, sizeof *f->nodes);
+	f->own = xcalloc((size_t)f->n + 1, sizeof *f->own);
+	f->res = xcalloc((size_t)f->n + 1, sizeof *f->res);
+	f->pool = pool_new(l, inv, &fo_pool_ops, f, 0, fan);
+	pool_set_limits(f->pool, o->timeout_s > 0 ? MIN(inv->connect_timeout_us, (int64_t)(o->timeout_s * US_PER_SEC)) : 0,
+			MIN(inv->handshakes, fan));
+	for (int i = 0; i < f->n; i++) {
+		const struct inv_target *t = inventory_target(inv, names.names[i]);
 
-	for (int i = 0; i < run->n; i++) {
-		const struct inv_target *t = inventory_target(inv, names[i]);
-
-		if (!t)
-			t = &run->own[i];
-
-		run->own[i].name = names[i];   /* outside the inventory: ssh_config and defaults */
-		pool_add(pool, t, &run->nodes[i]);
+		f->nodes[i].run = f;
+		f->nodes[i].r = &f->res[i];
+		f->res[i].name = names.names[i];
+		f->res[i].status = -1;
+		f->own[i].name = names.names[i];   /* outside the inventory: ssh_config and defaults */
+		pool_add(f->pool, t ? t : &f->own[i], &f->nodes[i]);
 	}
-	while (pool_pending(pool) > 0)
-		loop_once(l, 1000);
-	pool_free(pool);
-	loop_free(l);
-	inv->connect_timeout_us = saved_timeout;
-	inv->handshakes = saved_hs;
+	free(names.names);
+	if (f->n == 0)
+		schedule_end(f);
+	return f;
+}
+
+void fanout_cancel(struct fanout *f)
+{
+	if (f)
+		run_free(f, NULL);
+}
+
+int fanout_nodes(const struct fanout *f, int *done)
+{
+	if (done)
+		*done = f->ndone;
+	return f->n;
+}
+
+struct sync_wait {
+	struct fanout_result *res;
+	int n, finished;
+};
+
+static void sync_done(void *ctx, struct fanout_result *res, int n)
+{
+	struct sync_wait *w = ctx;
+
+	w->res = res;
+	w->n = n;
+	w->finished = 1;
 }
 
 int fanout_run(struct myriad *app, const char *nodeset, const char *command, const struct fanout_opts *o,
 	       struct fanout_result **res, int *nres, char **err)
 {
-	struct nodeset *ns = nodeset_from(nodeset, err);
-	struct collect names = {0};
-	struct fo_run run;
+	struct loop *l = loop_new();
+	struct sync_wait w = {0};
 
 	*res = NULL;
 	*nres = 0;
-	if (!ns)
+	if (!fanout_start(app, l, nodeset, command, o, sync_done, &w, err)) {
+		loop_free(l);
 		return -1;
-	nodeset_foreach(ns, collect_name, &names);
-	nodeset_free(ns);
-	fanout_raise_fd_limit();
-	memset(&run, 0, sizeof run);
-	run.o = o;
-	run.command = command;
-	run.n = names.n;
-	run.nodes = xcalloc((size_t)names.n + 1, sizeof *run.nodes);
-	run.own = xcalloc((size_t)names.n + 1, sizeof *run.own);
-	*res = xcalloc((size_t)names.n + 1, sizeof **res);
-	for (int i = 0; i < names.n; i++) {
-		run.nodes[i].run = &run;
-		run.nodes[i].r = &(*res)[i];
-		(*res)[i].name = names.names[i];
-		(*res)[i].status = -1;
 	}
-	if (names.n)
-		run_pool(app, &run, names.names);
-	for (int i = 0; i < names.n; i++) {
-		sbuf_free(&run.nodes[i].part[0]);
-		sbuf_free(&run.nodes[i].part[1]);
-	}
-	free(run.nodes);
-	free(run.own);
-	free(names.names);
-	*nres = names.n;
+	while (!w.finished)
+		loop_once(l, 1000);
+	loop_free(l);
+	*res = w.res;
+	*nres = w.n;
 	return 0;
 }
 

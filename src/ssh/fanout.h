@@ -39,12 +39,37 @@ struct fanout_result {
 };
 #define FANOUT_OUTPUT_MAX ((size_t)16 << 20)
 
-/* Runs command on every node of nodeset, blocking until all are done (its
- * own loop: for batch use and the Tcl `fanout` command). Results in nodeset
- * order. 0, or -1 with *err for a bad request (nodeset syntax). */
+struct loop;
+struct fanout;
+
+/* Called once, from the loop, when every node is done: the results in
+ * nodeset order, now the callee's (fanout_results_free). */
+typedef void (*fanout_done_fn)(void *ctx, struct fanout_result *res, int n);
+
+/* Starts command on every node of nodeset on loop l (the console's: the
+ * screen and the other sessions keep going meanwhile). NULL with *err for a
+ * bad request (nodeset syntax). */
+struct fanout *fanout_start(struct myriad *app, struct loop *l, const char *nodeset, const char *command,
+			    const struct fanout_opts *o, fanout_done_fn done, void *ctx, char **err);
+/* Ends a run early: sessions closed, results dropped, done not called. */
+void fanout_cancel(struct fanout *f);
+/* Nodes in the run; *done: how many have finished. */
+int fanout_nodes(const struct fanout *f, int *done);
+
+/* The blocking form (a private loop: batch use, `myriad fanout`). 0, or -1
+ * with *err for a bad request. */
 int fanout_run(struct myriad *app, const char *nodeset, const char *command, const struct fanout_opts *o,
 	       struct fanout_result **res, int *nres, char **err);
 void fanout_results_free(struct fanout_result *r, int n);
+
+/* Appends the outputs (use_err: the stderr outputs) gathered as
+ * ClusterShell's -b prints them. Raw node text: sanitise before display. */
+void fanout_gather(const struct fanout_result *r, int n, int use_err, struct sbuf *out);
+/* Appends one line per group of failed nodes with the same reason, then
+ * "F of N nodes failed (S s)", each line starting with prefix. Returns 0
+ * (all ran and exited 0), 1 (some command failed) or 2 (some node was not
+ * reached or timed out). */
+int fanout_summary(const struct fanout_result *r, int n, double seconds, const char *prefix, struct sbuf *out);
 
 /* Raises the soft limit on open files to the hard limit (a session is a socket). */
 void fanout_raise_fd_limit(void);

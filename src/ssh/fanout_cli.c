@@ -35,128 +35,6 @@ static void print_line(void *ctx, const char *node, const char *buf, size_t n, i
 	fputc('\n', f);
 }
 
-/* ---- gathering ---- */
-
-static const struct fanout_result *sort_base;
-static int sort_err;
-
-static int by_output(const void *a, const void *b)
-{
-	const struct sbuf *x = sort_err ? &sort_base[*(const int *)a].err : &sort_base[*(const int *)a].out;
-	const struct sbuf *y = sort_err ? &sort_base[*(const int *)b].err : &sort_base[*(const int *)b].out;
-	int c = x->len != y->len ? (x->len < y->len ? -1 : 1) : x->len ? memcmp(x->s, y->s, x->len) : 0;
-
-	return c ? c : *(const int *)a - *(const int *)b;
-}
-
-static int same(const struct sbuf *x, const struct sbuf *y)
-{
-	return x->len == y->len && (!x->len || !memcmp(x->s, y->s, x->len));
-}
-
-struct group {
-	int first, start, count;
-};
-
-static int by_first(const void *a, const void *b)
-{
-	return ((const struct group *)a)->first - ((const struct group *)b)->first;
-}
-
-static void gather(FILE *f, const struct fanout_result *r, int n, int use_err)
-{
-	int *idx = xmalloc(sizeof *idx * (size_t)(n + 1)), m = 0, ng = 0;
-	struct group *g = xmalloc(sizeof *g * (size_t)(n + 1));
-	int tty = isatty(fileno(f));
-
-	for (int i = 0; i < n; i++)
-		if ((use_err ? r[i].err.len : r[i].out.len) > 0)
-			idx[m++] = i;
-	sort_base = r;
-	sort_err = use_err;
-	qsort(idx, (size_t)m, sizeof *idx, by_output);
-	for (int i = 0; i < m; i++)
-		if (i == 0 || !same(use_err ? &r[idx[i]].err : &r[idx[i]].out, use_err ? &r[idx[i - 1]].err : &r[idx[i - 1]].out))
-			g[ng++] = (struct group){idx[i], i, 1};
-		else
-			g[ng - 1].count++;
-	qsort(g, (size_t)ng, sizeof *g, by_first);   /* groups in the order of their first node */
-	for (int k = 0; k < ng; k++) {
-		struct nodeset *ns = nodeset_new();
-		const struct sbuf *text = use_err ? &r[g[k].first].err : &r[g[k].first].out;
-
-		for (int i = g[k].start; i < g[k].start + g[k].count; i++)
-			nodeset_add(ns, r[idx[i]].name);
-		char *folded = nodeset_fold(ns);
-
-		fprintf(f, "---------------\n%s (%d)\n---------------\n", folded, g[k].count);
-		put_text(f, text->s, text->len, tty);
-		if (text->s[text->len - 1] != '\n')
-			fputc('\n', f);
-		free(folded);
-		nodeset_free(ns);
-	}
-	free(idx);
-	free(g);
-}
-
-/* ---- summary ---- */
-
-static int severity(const struct fanout_result *r)
-{
-	if (r->status == 0)
-		return 0;
-	if (r->status > 0 || (r->why && !strncmp(r->why, "killed by signal", 16)))
-		return 1;
-	return 2;
-}
-
-static void why_of(const struct fanout_result *r, char *out, size_t cap)
-{
-	if (r->status > 0)
-		snprintf(out, cap, "exited with status %d", r->status);
-	else if (r->conn != CONN_UP)
-		snprintf(out, cap, "%s: %s", conn_state_name(r->conn), r->why ? r->why : "");
-	else
-		snprintf(out, cap, "%s", r->why ? r->why : "failed");
-}
-
-static int summary(const struct fanout_result *r, int n, double seconds)
-{
-	char *done = xcalloc((size_t)n + 1, 1), a[512], b[512];
-	int worst = 0, failed = 0;
-
-	for (int i = 0; i < n; i++) {
-		worst = MAX(worst, severity(&r[i]));
-		if (done[i] || r[i].status == 0)
-			continue;
-		struct nodeset *ns = nodeset_new();
-		int count = 0;
-
-		why_of(&r[i], a, sizeof a);
-		for (int j = i; j < n; j++) {
-			if (done[j] || r[j].status == 0)
-				continue;
-			why_of(&r[j], b, sizeof b);
-			if (strcmp(a, b))
-				continue;
-			done[j] = 1;
-			count++;
-			nodeset_add(ns, r[j].name);
-		}
-		char *folded = nodeset_fold(ns);
-
-		fprintf(stderr, "myriad: fanout: %s (%d): %s\n", folded, count, a);
-		failed += count;
-		free(folded);
-		nodeset_free(ns);
-	}
-	if (failed)
-		fprintf(stderr, "myriad: fanout: %d of %d nodes failed (%.2f s)\n", failed, n, seconds);
-	free(done);
-	return worst;
-}
-
 /* ---- the subcommand ---- */
 
 static void usage(void)
@@ -241,11 +119,22 @@ int cmd_fanout(struct myriad *app, const struct cli_opts *o, int argc, char **ar
 	}
 	fflush(stdout);
 	if (fo.gather) {
-		gather(stdout, r, n, 0);
+		struct sbuf b = {0};
+
+		fanout_gather(r, n, 0, &b);
+		put_text(stdout, b.s, b.len, isatty(1));
 		fflush(stdout);
-		gather(stderr, r, n, 1);
+		sbuf_reset(&b);
+		fanout_gather(r, n, 1, &b);
+		put_text(stderr, b.s, b.len, isatty(2));
+		sbuf_free(&b);
 	}
-	rc = summary(r, n, (double)(mono_us() - t0) / US_PER_SEC);
+	struct sbuf sum = {0};
+
+	rc = fanout_summary(r, n, (double)(mono_us() - t0) / US_PER_SEC, "myriad: fanout: ", &sum);
+	if (sum.len)
+		fputs(sum.s, stderr);
+	sbuf_free(&sum);
 	fanout_results_free(r, n);
 	free(command);
 	return rc;

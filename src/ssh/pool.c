@@ -323,7 +323,7 @@ static void step_connect(struct ssh_host *h)
 	if (check_hostkey(h) < 0)
 		return;
 	h->phase = PH_AUTH;
-	h->deadline = mono_us() + h->pool->inv->connect_timeout_us;   /* authentication gets its own */
+	h->deadline = mono_us() + pool_connect_timeout(h->pool);   /* authentication gets its own */
 	step_auth(h);
 }
 
@@ -436,7 +436,7 @@ static void start_host(struct ssh_host *h)
 	h->resolving = 0;
 	p->inflight++;
 	p->busy++;
-	h->deadline = mono_us() + p->inv->connect_timeout_us;
+	h->deadline = mono_us() + pool_connect_timeout(p);
 	set_state(h, CONN_CONNECTING, "");
 	if (!h->s || configure(h, h->s) < 0) {
 		host_fail(h, CONN_UNREACHABLE, h->s ? ssh_get_error(h->s) : "cannot create a session");
@@ -529,7 +529,7 @@ static void enqueue(struct ssh_pool *p, struct ssh_host *h)
 
 static void start_queued(struct ssh_pool *p)
 {
-	while (p->qlen > 0 && p->inflight < p->inv->handshakes && (!p->max_busy || p->busy < p->max_busy)) {
+	while (p->qlen > 0 && p->inflight < (p->handshakes ? p->handshakes : p->inv->handshakes) && (!p->max_busy || p->busy < p->max_busy)) {
 		struct ssh_host *h = p->hosts[p->queue[p->qhead]];
 
 		p->qhead = (p->qhead + 1) % p->qcap;
@@ -554,7 +554,7 @@ static void check_host(struct ssh_pool *p, struct ssh_host *h, int64_t now)
 			step_resolve(h);
 		if ((h->phase == PH_CONNECTING || h->phase == PH_AUTH) && now > h->deadline) {
 			snprintf(msg, sizeof msg, "no answer within %.0f s while %s",
-				 (double)p->inv->connect_timeout_us / US_PER_SEC,
+				 (double)pool_connect_timeout(p) / US_PER_SEC,
 				 h->resolving ? "resolving its name" : h->phase == PH_AUTH ? "authenticating" : "connecting");
 			host_fail(h, CONN_TIMEOUT, msg);
 		}
@@ -603,6 +603,12 @@ struct ssh_pool *pool_new(struct loop *l, struct inventory *inv, const struct po
 	p->res = resolver_new();
 	p->timer = loop_timer(l, 0, TIMER_MS, on_timer, p);
 	return p;
+}
+
+void pool_set_limits(struct ssh_pool *p, int64_t connect_timeout_us, int handshakes)
+{
+	p->connect_timeout_us = connect_timeout_us;
+	p->handshakes = handshakes;
 }
 
 void pool_free(struct ssh_pool *p)

@@ -47,6 +47,9 @@ struct chan_ops {
 struct ssh_pool *pool_new(struct loop *l, struct inventory *inv, const struct pool_ops *ops, void *ctx,
 			  int reconnect, int max_busy);
 void pool_free(struct ssh_pool *p);
+/* This pool's own connect timeout and handshakes in flight (0: the
+ * inventory's), e.g. a fan-out's -t, without touching the console's pool. */
+void pool_set_limits(struct ssh_pool *p, int64_t connect_timeout_us, int handshakes);
 /* Moves every watch and timer to another loop (the console's, once it runs). */
 void pool_set_loop(struct ssh_pool *p, struct loop *l);
 /* The loop was freed under the pool (the console ended first): forget it. */

@@ -76,7 +76,14 @@ struct ssh_pool {
 	int64_t handshakes_done, failures;
 	int in_dispatch, in_libssh;
 	struct resolver *res;     /* host names, looked up off the loop */
+	int64_t connect_timeout_us;   /* 0: the inventory's (pool_set_limits) */
+	int handshakes;
 };
+
+static inline int64_t pool_connect_timeout(const struct ssh_pool *p)
+{
+	return p->connect_timeout_us ? p->connect_timeout_us : p->inv->connect_timeout_us;
+}
 
 /* pool.c */
 void pool_log(struct ssh_pool *p, const char *fmt, ...) PRINTF_LIKE(2, 3);

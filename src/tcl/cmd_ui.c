@@ -1,6 +1,6 @@
 /*
  * cmd_ui.c - the console commands (ui bind/bindings/panel/theme/message/
- * selection/do, confirm, prompt, notify) and fanout. Bindings made before the
+ * selection/do, confirm, prompt, notify). Bindings made before the
  * console exists (in the configuration) are kept and applied by
  * tcl_console_ready; without a console the others answer "not available
  * without the console". confirm and prompt never block: in a coroutine they
@@ -10,7 +10,6 @@
 #include <string.h>
 #include "tcl_int.h"
 #include "../ui/ui.h"
-#include "../ssh/fanout.h"
 
 static int ui_error(struct tcl_call *c, char *err)
 {
@@ -262,55 +261,6 @@ int tc_notify(struct tcl_call *c)
 	if (!(out = Tcl_GetStdChannel(TCL_STDOUT)))
 		return TCL_OK;
 	Tcl_WriteObj(out, Tcl_ObjPrintf("%s %s: %s\n", iso, level, text));
-	return TCL_OK;
-}
-
-/* Blocks until every node answered or timed out (src/ssh has no other way
- * yet): refused inside hooks and in read-only mode; a dry run only says
- * where it would run. */
-int tc_fanout(struct tcl_call *c)
-{
-	const char *nodes = tc_optstr(c, "w"), *cmd = Tcl_GetString(c->argv[0]);
-	struct fanout_opts fo = {0, 30, 1, NULL, NULL};
-	struct fanout_result *res = NULL;
-	int64_t us;
-	int n = 0;
-	char *err = NULL;
-	Tcl_Obj *d;
-
-	if (!nodes)
-		return tc_usage(c);
-	if (tc_opt(c, "timeout")) {
-		if (tc_duration(tc_optstr(c, "timeout"), &us) < 0 || us <= 0)
-			return tc_err(c, "INPUT", "bad -timeout \"%s\"", tc_optstr(c, "timeout"));
-		fo.timeout_s = (double)us / US_PER_SEC;
-	}
-	if (c->app->read_only)
-		return tc_err(c, "READONLY", "fanout: refused in read-only mode (--read-only)");
-	if (tc_in_hook(c->ts) || c->app->bus.flushing)
-		return tc_err(c, "BLOCK", "fanout waits for every node: not inside a hook");
-	if (c->app->dry_run || tc_flag(c, "dry-run")) {
-		Tcl_SetObjResult(c->interp, Tcl_ObjPrintf("dry-run: would run {%s} on %s", cmd, nodes));
-		return TCL_OK;
-	}
-	if (fanout_run(c->app, nodes, cmd, &fo, &res, &n, &err) < 0) {
-		tc_err(c, "INPUT", "fanout: %s", err ? err : "failed");
-		free(err);
-		return TCL_ERROR;
-	}
-	d = Tcl_NewDictObj();
-	for (int i = 0; i < n; i++) {
-		Tcl_Obj *r = Tcl_NewDictObj();
-
-		tc_dint(r, "status", res[i].status);
-		tc_dstr(r, "output", res[i].out.s);
-		tc_dstr(r, "stderr", res[i].err.s);
-		tc_dstr(r, "why", res[i].why);
-		tc_dstr(r, "conn", conn_state_name(res[i].conn));
-		tc_dput(d, res[i].name, r);
-	}
-	fanout_results_free(res, n);
-	Tcl_SetObjResult(c->interp, d);
 	return TCL_OK;
 }
 

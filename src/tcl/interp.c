@@ -465,6 +465,7 @@ void tcl_free(struct myriad *app)
 		action_free(app);
 		return;
 	}
+	tc_fanout_cancel_all(ts);
 	tc_notifier_detach(ts);
 	tc_hooks_free(ts);
 	tc_safe_free(ts);

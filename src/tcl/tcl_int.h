@@ -105,6 +105,7 @@ struct tcl_state {
 	struct sbuf *capture;      /* --json: what the script printed */
 	struct sbuf audit;         /* --json: actions as JSON objects */
 	int naudit, audit_sub;
+	struct fo_wait *fanouts;   /* fan-outs running on the console's loop */
 };
 
 static inline struct tcl_state *tc_state(struct myriad *app)
@@ -220,6 +221,7 @@ int tc_confirm(struct tcl_call *c);
 int tc_prompt(struct tcl_call *c);
 int tc_notify(struct tcl_call *c);
 int tc_fanout(struct tcl_call *c);
+void tc_fanout_cancel_all(struct tcl_state *ts);   /* cmd_fanout.c */
 int tc_sim(struct tcl_call *c);
 int tc_inventory_word(struct tcl_call *c);
 int tc_plugin(struct tcl_call *c);
