@@ -96,7 +96,7 @@ bench: deps
 	sh tests/bench/bench_ssh.sh $(B)
 
 FUZZ_SECONDS ?= 30
-FUZZ_LIB  = src/util.c src/event.c src/nodeset.c src/nodeset_parse.c $(wildcard src/probe/*.c)
+FUZZ_LIB  = src/util.c src/event.c src/nodeset.c src/nodeset_parse.c $(wildcard src/probe/*.c) src/ssh/hostkeys.c src/ssh/sha1.c
 fuzz: deps
 	@mkdir -p build-fuzz
 	@for f in $(FUZZ_SRC); do \

@@ -269,21 +269,30 @@ int hostkeys_load_file(struct hostkeys *hk, const char *path, char **err)
 
 /* ---- lookup ---- */
 
+/* * and ? matching in linear time: on a mismatch, only the latest * takes
+ * one more character (a pattern of many stars, as a malformed or hostile
+ * known_hosts line may hold, would be exponential with recursion). */
 static int glob(const char *pat, const char *s)
 {
-	for (; *pat; pat++, s++) {
+	const char *star = NULL, *resume = NULL;
+
+	while (*s) {
 		if (*pat == '*') {
-			for (const char *t = s;; t++) {
-				if (glob(pat + 1, t))
-					return 1;
-				if (!*t)
-					return 0;
-			}
-		}
-		if (!*s || (*pat != '?' && *pat != *s))
+			star = ++pat;
+			resume = s;
+		} else if (*pat == '?' || *pat == *s) {
+			pat++;
+			s++;
+		} else if (star) {
+			pat = star;
+			s = ++resume;
+		} else {
 			return 0;
+		}
 	}
-	return *s == '\0';
+	while (*pat == '*')
+		pat++;
+	return !*pat;
 }
 
 /* OpenSSH pattern lists: any positive match and no negated match. */
