@@ -13,7 +13,6 @@
 #include <unistd.h>
 #include "pool_int.h"
 #include "hostkeys.h"
-#include "jump.h"
 #include "resolve.h"
 
 #define TIMER_MS 100
@@ -58,7 +57,7 @@ static void set_state(struct ssh_host *h, int state, const char *detail)
 		return;
 	h->state = state;
 	pool_log(p, "%s %s%s%s", h->t.name, conn_state_name(state), h->detail[0] ? ": " : "", h->detail);
-	if (p->ops->state)
+	if (p->ops->state && !h->gateway)
 		p->ops->state(p->ctx, h, state, h->detail);
 }
 
@@ -106,6 +105,8 @@ static void teardown(struct ssh_host *h, const char *why, int silent)
 		ssh_event_free(h->ev);
 		h->ev = NULL;
 	}
+	if (h->gateway)
+		gateway_down(h, why);   /* before libssh frees the links' channels (in ssh_disconnect) */
 	if (h->s) {
 		if (silent)
 			ssh_silent_disconnect(h->s);
@@ -114,7 +115,8 @@ static void teardown(struct ssh_host *h, const char *why, int silent)
 		ssh_free(h->s);
 		h->s = NULL;
 	}
-	jump_stop(&h->jump);
+	if (h->link)
+		gateway_unlink(h);
 	if (phase == PH_CONNECTING || phase == PH_AUTH)
 		p->inflight--;
 	if (phase == PH_CONNECTING || phase == PH_AUTH || phase == PH_UP)
@@ -138,7 +140,8 @@ static void finished(struct ssh_host *h)
 {
 	if (h->phase != PH_DONE) {
 		h->phase = PH_DONE;
-		h->pool->pending--;
+		if (!h->gateway)
+			h->pool->pending--;
 	}
 }
 
@@ -148,12 +151,10 @@ void host_fail(struct ssh_host *h, int state, const char *detail)
 	char why[400];
 	int was_up = h->phase == PH_UP;
 
-	const char *relay = h->t.via ? jump_error(&h->jump) : NULL;
-
 	snprintf(why, sizeof why, "%s", detail && *detail ? detail : conn_state_name(state));
-	if (relay)   /* the gateway's ssh knows better than "connection reset" */
-		snprintf(why, sizeof why, "via %s: %s (%s)", h->t.via, relay,
-			 detail && *detail ? detail : conn_state_name(state));
+	if (h->link && h->fail_state && strcmp(why, h->fail_why))   /* the gateway knows better */
+		snprintf(why, sizeof why, "%s (%s)", h->fail_why, detail && *detail ? detail : conn_state_name(state));
+	h->fail_state = 0;
 	if (was_up && mono_us() - h->up_since >= 60 * US_PER_SEC)
 		h->attempts = 0;   /* it was fine for a while: retry soon */
 	teardown(h, why, !was_up);
@@ -338,8 +339,10 @@ static void host_up(struct ssh_host *h)
 	h->ev = ssh_event_new();
 	ssh_event_add_session(h->ev, h->s);
 	set_state(h, CONN_UP, "");
-	if (h->phase == PH_UP && p->ops->up)
+	if (h->phase == PH_UP && p->ops->up && !h->gateway)
 		p->ops->up(p->ctx, h);
+	if (h->phase == PH_UP && h->gateway)
+		gateway_pump(h);   /* the nodes waiting for it */
 	if (h->phase == PH_UP) {
 		chan_pump(h);
 		host_watch(h);
@@ -403,29 +406,6 @@ static void step_resolve(struct ssh_host *h)
 	}
 }
 
-/* -via: the relay's socket becomes the session's (jump.h). */
-static int start_jump(struct ssh_host *h)
-{
-	char *host = NULL, why[300];
-	unsigned int port = 22;
-	int fd = -1;
-
-	if (ssh_options_get(h->s, SSH_OPTIONS_HOST, &host) == SSH_OK && host) {
-		ssh_options_get_port(h->s, &port);
-		fd = jump_start(&h->jump, h->pool->inv->ssh_config, h->t.via, host, (int)port, why, sizeof why);
-	} else {
-		snprintf(why, sizeof why, "no host name to reach through %s", h->t.via);
-	}
-	ssh_string_free_char(host);
-	if (fd < 0 || ssh_options_set(h->s, SSH_OPTIONS_FD, &fd) < 0) {
-		if (fd >= 0)
-			close(fd);
-		host_fail(h, CONN_UNREACHABLE, why);
-		return -1;
-	}
-	return 0;
-}
-
 static void start_host(struct ssh_host *h)
 {
 	struct ssh_pool *p = h->pool;
@@ -442,14 +422,22 @@ static void start_host(struct ssh_host *h)
 		host_fail(h, CONN_UNREACHABLE, h->s ? ssh_get_error(h->s) : "cannot create a session");
 		return;
 	}
-	if (h->t.via) {
-		if (start_jump(h) < 0)
-			return;
-		ssh_set_blocking(h->s, 0);
-		step_connect(h);
-		return;
-	}
-	step_resolve(h);
+	if (h->t.via)
+		gateway_link(h);   /* connects when the gateway's channel opens */
+	else
+		step_resolve(h);
+}
+
+void host_connect(struct ssh_host *h)
+{
+	ssh_set_blocking(h->s, 0);
+	step_connect(h);
+}
+
+void host_start_now(struct ssh_host *h)
+{
+	if (h->phase == PH_IDLE || h->phase == PH_QUEUED)
+		start_host(h);
 }
 
 /* ---- dispatch ---- */
@@ -460,9 +448,9 @@ static void settle(struct ssh_host *h)
 	if (h->fail_state) {
 		int st = h->fail_state;
 
-		h->fail_state = 0;
-		if (h->phase == PH_UP)
+		if (h->phase == PH_UP || h->phase == PH_CONNECTING || h->phase == PH_AUTH)
 			host_fail(h, st, h->fail_why);
+		h->fail_state = 0;
 	}
 	if (h->phase == PH_UP && h->s && (!ssh_is_connected(h->s) || (ssh_get_status(h->s) & (SSH_CLOSED | SSH_CLOSED_ERROR)))) {
 		char why[256];
@@ -501,6 +489,8 @@ static void on_fd(void *ctx, int fd, int events)
 		ssh_event_dopoll(h->ev, 0);
 		h->pool->in_libssh--;
 		chan_pump(h);
+		if (h->gateway)
+			gateway_pump(h);
 		break;
 	default:
 		unwatch(h);   /* should not happen: nothing to read */
@@ -545,7 +535,7 @@ static void check_host(struct ssh_pool *p, struct ssh_host *h, int64_t now)
 
 	switch (h->phase) {
 	case PH_IDLE:
-		if (now >= h->retry_at)
+		if (now >= h->retry_at && !h->gateway)   /* a gateway starts when a node needs it */
 			enqueue(p, h);
 		break;
 	case PH_CONNECTING:
@@ -555,7 +545,9 @@ static void check_host(struct ssh_pool *p, struct ssh_host *h, int64_t now)
 		if ((h->phase == PH_CONNECTING || h->phase == PH_AUTH) && now > h->deadline) {
 			snprintf(msg, sizeof msg, "no answer within %.0f s while %s",
 				 (double)pool_connect_timeout(p) / US_PER_SEC,
-				 h->resolving ? "resolving its name" : h->phase == PH_AUTH ? "authenticating" : "connecting");
+				 h->resolving ? "resolving its name"
+				 : h->phase == PH_AUTH ? "authenticating"
+				 : h->link && h->fd < 0 ? "waiting for its gateway" : "connecting");
 			host_fail(h, CONN_TIMEOUT, msg);
 		}
 		break;
@@ -563,6 +555,8 @@ static void check_host(struct ssh_pool *p, struct ssh_host *h, int64_t now)
 		for (struct ssh_chan *c = h->chans; c; c = c->next)
 			chan_check_time(c, now);
 		chan_pump(h);
+		if (h->gateway)
+			gateway_pump(h);
 		break;
 	default:
 		break;
@@ -621,6 +615,7 @@ void pool_free(struct ssh_pool *p)
 		if (h->phase != PH_IDLE && h->phase != PH_QUEUED && h->phase != PH_DONE)
 			teardown(h, "shutting down", 0);
 		free(h->keyhost);
+		free(h->gwname);
 		free(h);
 	}
 	for (int i = 0; i < p->nkeys; i++) {
@@ -649,22 +644,30 @@ void pool_set_loop(struct ssh_pool *p, struct loop *l)
 		if (h->watched)
 			loop_unwatch(p->loop, h->fd, h);
 		h->watched = 0;
+		if (h->gateway)
+			gateway_rewatch(h, 0, 1);
 	}
 	p->loop = l;
 	p->timer = loop_timer(l, 0, TIMER_MS, on_timer, p);
-	for (int i = 0; i < p->nhosts; i++)
+	for (int i = 0; i < p->nhosts; i++) {
 		if (p->hosts[i]->s)
 			host_watch(p->hosts[i]);
+		if (p->hosts[i]->gateway)
+			gateway_rewatch(p->hosts[i], 1, 1);
+	}
 }
 
 void pool_forget_loop(struct ssh_pool *p)
 {
-	for (int i = 0; i < p->nhosts; i++)
+	for (int i = 0; i < p->nhosts; i++) {
 		p->hosts[i]->watched = 0;
+		if (p->hosts[i]->gateway)
+			gateway_rewatch(p->hosts[i], 0, 0);
+	}
 	p->loop = NULL;
 }
 
-struct ssh_host *pool_add(struct ssh_pool *p, const struct inv_target *t, void *udata)
+static struct ssh_host *new_host(struct ssh_pool *p, const struct inv_target *t, void *udata)
 {
 	struct ssh_host *h = xcalloc(1, sizeof *h);
 
@@ -677,11 +680,30 @@ struct ssh_host *pool_add(struct ssh_pool *p, const struct inv_target *t, void *
 	h->udata = udata;
 	h->index = p->nhosts;
 	h->fd = -1;
-	h->jump.err_fd = -1;
 	h->state = CONN_NONE;
 	p->hosts[p->nhosts++] = h;
+	return h;
+}
+
+struct ssh_host *pool_add(struct ssh_pool *p, const struct inv_target *t, void *udata)
+{
+	struct ssh_host *h = new_host(p, t, udata);
+
 	p->pending++;
 	enqueue(p, h);
+	return h;
+}
+
+/* A gateway of -via: a host like the others, but nobody outside the pool
+ * hears of it, it is not pending, and the first node that needs it starts it. */
+struct ssh_host *pool_add_gateway(struct ssh_pool *p, const struct inv_target *t, const char *name)
+{
+	struct ssh_host *h = new_host(p, t, NULL);
+
+	h->gateway = 1;
+	h->gwname = xstrdup(name);
+	h->t.name = h->gwname;
+	h->phase = PH_IDLE;
 	return h;
 }
 
@@ -704,8 +726,10 @@ const char *host_detail(const struct ssh_host *h) { return h->detail; }
 void pool_stats(const struct ssh_pool *p, struct pool_stats *s)
 {
 	memset(s, 0, sizeof *s);
-	s->hosts = p->nhosts;
 	for (int i = 0; i < p->nhosts; i++) {
+		if (p->hosts[i]->gateway)
+			continue;
+		s->hosts++;
 		s->up += p->hosts[i]->phase == PH_UP;
 		s->connecting += p->hosts[i]->phase == PH_CONNECTING || p->hosts[i]->phase == PH_AUTH;
 		s->channels += p->hosts[i]->nchans;

@@ -7,7 +7,6 @@
 
 #include <libssh/libssh.h>
 #include <libssh/callbacks.h>
-#include "jump.h"
 #include "pool.h"
 
 enum phase { PH_IDLE, PH_QUEUED, PH_CONNECTING, PH_AUTH, PH_UP, PH_DONE };
@@ -47,7 +46,11 @@ struct ssh_host {
 	char fail_why[160];
 	struct ssh_chan *chans;
 	int nchans;
-	struct jump jump;         /* -via: the relay, pid 0 if none */
+	int gateway;              /* a -via gateway: internal to the pool, no ops callbacks */
+	char *gwname;             /* a gateway's own name (t.name) */
+	struct ssh_link *links;   /* a gateway's links to its nodes */
+	int link_work;            /* links flagged for gateway_pump */
+	struct ssh_link *link;    /* a node behind a gateway: its link */
 	char *keyhost;            /* the name host keys are checked under, once resolved to an address */
 	int resolving;            /* waiting for the resolver (PH_CONNECTING) */
 };
@@ -90,6 +93,17 @@ void pool_log(struct ssh_pool *p, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void host_watch(struct ssh_host *h);
 void host_fail(struct ssh_host *h, int state, const char *detail);
 void quickack(int fd);
+
+void host_connect(struct ssh_host *h);         /* the socket is ready: connect over it */
+void host_start_now(struct ssh_host *h);       /* a gateway: start now, outside the queue */
+struct ssh_host *pool_add_gateway(struct ssh_pool *p, const struct inv_target *t, const char *name);
+
+/* gateway.c */
+int gateway_link(struct ssh_host *node);       /* start a node behind its gateway; -1: failed */
+void gateway_unlink(struct ssh_host *node);    /* the node's session is gone */
+void gateway_pump(struct ssh_host *gw);        /* open, pump, reap links (outside libssh) */
+void gateway_down(struct ssh_host *gw, const char *why);
+void gateway_rewatch(struct ssh_host *gw, int watch, int loop_alive);   /* the pool changes loops */
 
 /* chan.c */
 void chan_pump(struct ssh_host *h);          /* opens, execs, reaps */

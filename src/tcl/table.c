@@ -104,8 +104,8 @@ const struct tcl_cmd tc_table[] = {
 		"", 0, 1, TC_RO, SEC_CONFIG, tc_sim},
 	{"host", "NODESET ?-user U? ?-port P? ?-identity FILE? ?-via GATEWAY? ?-hostname ADDR? ?-gpus N?",
 		"declare GPU nodes reached over SSH (in -user and -hostname, %n is the node's name; "
-		"-via: a gateway reached with the system ssh -W, an ssh_config alias or user@host, "
-		"with the same ssh -config)",
+		"-via: a gateway whose one session carries every node's connection, a host of the "
+		"configuration or an ssh_config name)",
 		"", 1, -1, TC_RO | TC_RAW, SEC_CONFIG, tc_inventory_word},
 	{"service", "NAME -host HOST ?-user U? ?-port P? ?-identity FILE? ?-via GW? ?-hostname ADDR? ?-command CMD? ?-every SECONDS?",
 		"declare a service host: slurm (squeue/sinfo), facility (the meter command)",
