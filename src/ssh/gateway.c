@@ -265,8 +265,11 @@ int gateway_link(struct ssh_host *node)
 	struct ssh_host *gw = find_gateway(node->pool, node->t.via);
 	struct ssh_link *k;
 
-	if (gw->phase == PH_DONE) {
-		host_fail(node, CONN_UNREACHABLE, gw->detail[0] ? gw->detail : "the gateway is not reachable");
+	if (gw->phase == PH_DONE) {   /* a one-shot pool (fan-out): the gateway already failed */
+		char why[sizeof gw->detail + 64];
+
+		snprintf(why, sizeof why, "via %s: %s", gw->t.name, gw->detail[0] ? gw->detail : "not reachable");
+		host_fail(node, CONN_UNREACHABLE, why);
 		return -1;
 	}
 	k = xcalloc(1, sizeof *k);

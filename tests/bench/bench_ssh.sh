@@ -11,6 +11,9 @@
 #     same run (median of 3; target <= 0.2x).
 #  3. For the record, the same fan-out against a private OpenSSH sshd (root
 #     only): 128 node names on one sshd, whose per-connection cost dominates.
+#  4. The 1,280 simulated nodes behind that sshd as a gateway (host -via):
+#     one session carries every node; the console's and the gateway's CPU,
+#     and the fan-out through it against the direct one.
 #
 # Starts and stops its own servers (killed by PID); loopback only.
 B=${1:-build}
@@ -108,7 +111,6 @@ bench_fanout() { # NODESET N CONF LABEL
 }
 bench_fanout 'gpu[0001-0256]' 256 "$tmp/fleet.conf" "simulated nodes" 1
 bench_fanout 'gpu[0001-1280]' 1280 "$tmp/fleet.conf" "simulated nodes" 1
-kill $sim 2>/dev/null
 
 # ---- 3. real OpenSSH, for the record ----
 if [ "$(id -u)" != 0 ] || [ ! -x /usr/sbin/sshd ]; then
@@ -165,3 +167,42 @@ time_of() {
 	elapsed "$a" "$b"
 }
 bench_fanout 'gpu[0001-0128]' 128 "$tmp/real.conf" "node names on one real OpenSSH sshd" 0
+
+# ---- 4. 1,280 nodes behind one gateway ----
+printf 'Host gw\n  HostName 127.0.0.1\n  Port %s\n  User %s\n  IdentityFile %s\n' "$sport" "$user" "$tmp/sshd/client" > "$tmp/gw_config"
+{
+	grep -v '^ssh ' "$tmp/fleet.conf"
+	echo "ssh -config $tmp/gw_config -known-hosts none"
+	echo "hostkey {[127.0.0.1]:$sport} $hk"
+	echo "host {gpu[0001-1280]} -via gw"
+} > "$tmp/via.conf"
+"$MYRIAD" -c "$tmp/via.conf" --ticks 45 > /dev/null 2> "$tmp/via.err" &
+con=$!
+pids="$pids $con"
+sleep 15
+gwp=$(pgrep -u "$user" -f "sshd: $user" | head -n 1)
+c0=$(cpu_ticks $con); g0=$(cpu_ticks "${gwp:-0}"); t0=$(now)
+sleep 20
+c1=$(cpu_ticks $con); g1=$(cpu_ticks "${gwp:-0}"); t1=$(now)
+rss=$(awk '/VmRSS/ { print $2 }' "/proc/$con/status")
+wait $con
+span=$(elapsed "$t0" "$t1")
+echo "console, 1280 simulated nodes x 3 probe channels behind one gateway session (real sshd):"
+echo "  steady CPU: console $(awk -v d=$((c1 - c0)) -v hz="$hz" -v s="$span" 'BEGIN { printf "%.1f", 100 * d / hz / s }') % of one core, gateway sshd $(awk -v d=$((g1 - g0)) -v hz="$hz" -v s="$span" 'BEGIN { printf "%.1f", 100 * d / hz / s }') %; console RSS $((rss / 1024)) MB"
+time_of() {
+	a=$(now)
+	out=$(run_$1 "$2" "$3")
+	b=$(now)
+	answered=$(printf '%s\n' "$out" | grep -x 'gpu[0-9]*' | sort -u | wc -l)
+	[ "$answered" -eq "$4" ] || { echo fail; return; }
+	elapsed "$a" "$b"
+}
+d1=$(time_of myriad 'gpu[0001-1280]' "$tmp/fleet.conf" 1280); v1=$(time_of myriad 'gpu[0001-1280]' "$tmp/via.conf" 1280)
+d2=$(time_of myriad 'gpu[0001-1280]' "$tmp/fleet.conf" 1280); v2=$(time_of myriad 'gpu[0001-1280]' "$tmp/via.conf" 1280)
+d3=$(time_of myriad 'gpu[0001-1280]' "$tmp/fleet.conf" 1280); v3=$(time_of myriad 'gpu[0001-1280]' "$tmp/via.conf" 1280)
+case "$d1$d2$d3$v1$v2$v3" in
+*fail*) echo "fanout -b hostname over 1280 nodes through the gateway: fail (direct $d1 $d2 $d3, via $v1 $v2 $v3)" ;;
+*)	d=$(median3 "$d1" "$d2" "$d3"); v=$(median3 "$v1" "$v2" "$v3")
+	echo "fanout -b hostname over 1280 nodes (median of 3): through one gateway $v s, direct $d s (ratio $(awk -v a="$v" -v b="$d" 'BEGIN { printf "%.2f", a / b }'))" ;;
+esac
+kill $sim 2>/dev/null
