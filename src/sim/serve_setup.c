@@ -90,7 +90,7 @@ static int write_config(struct srv *srv, int port, const char *hostkey, const ch
 		   "# --sim %s. Every node is %s:%d; the login name selects the node.\n"
 		   "ssh -config none -known-hosts none -cluster sim-%d\n"
 		   "hostkey {[%s]:%d} %s\n",
-		(int)getpid(), srv->o->spec ? srv->o->spec : "", srv->o->addr, port, sim_topo(srv->sim)->gpus,
+		(int)getpid(), srv->o->spec && *srv->o->spec ? srv->o->spec : "(the default)", srv->o->addr, port, sim_topo(srv->sim)->gpus,
 		srv->o->addr, port, hostkey);
 	fprintf(f, "host {gpu[%s-%s]} -hostname %s -port %d -user %%n -identity {%s}\n", first + 3, last + 3,
 		srv->o->addr, port, keyfile);
