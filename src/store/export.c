@@ -475,7 +475,9 @@ static int om_setup(struct exp *e, struct om *om, char **err)
 	load_tail(e, om);
 	sqlite3_stmt *st = NULL;
 
-	if (sqlite3_prepare_v2(e->r->db, "SELECT DISTINCT t0 FROM samples ORDER BY t0", -1, &st, NULL) == SQLITE_OK)
+	/* a window that still has tail rows is read from them (reader.c) */
+	if (sqlite3_prepare_v2(e->r->db, "SELECT DISTINCT t0 FROM samples WHERE NOT EXISTS (SELECT 1 FROM tail"
+			       " WHERE tail.tick >= samples.t0 AND tail.tick < samples.t1) ORDER BY t0", -1, &st, NULL) == SQLITE_OK)
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			om->win_t0 = xrealloc(om->win_t0, sizeof *om->win_t0 * (om->nwin + 1));
 			om->win_t0[om->nwin++] = sqlite3_column_int64(st, 0);

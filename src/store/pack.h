@@ -5,11 +5,12 @@
  *
  * A window buffers, for each series (one GPU, or one IB port), its rows: the
  * tick (group) of each event, the event's time relative to its tick's time,
- * its source, and its values. At the end of a window each node's series are
- * encoded into one BLOB (the `samples` table); until then each tick's packed
- * events are also written to the `tail` table (one row per tick, columnar,
- * each value relative to the same series' previous row in the window) so
- * that a killed recorder loses at most its last tick.
+ * its source, and its values. After a window closes each node's series are
+ * encoded into one BLOB (the `samples` table), a slice of nodes per tick
+ * (spread.c); until the last of them is in, each tick's packed events are
+ * also in the `tail` table (one row per tick, columnar, each value relative
+ * to the same series' previous row in the window) so that a killed recorder
+ * loses at most its last tick. A window that has tail rows is read from them.
  *
  * Order: within a tick, packed events replay in "canonical" order (GPU
  * samples before IB readings, then by node, GPU or port, then time) unless

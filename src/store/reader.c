@@ -1,8 +1,9 @@
 /*
  * reader.c - a recording back into events (see store_int.h): the ticks of
  * the log, each group's events in the order they were delivered (rows of
- * `events` at their seq, packed events from the window's chunks or the
- * tick's tail row in the seqs between), and keyframes into a model.
+ * `events` at their seq, packed events from the window's chunks or, while
+ * the window has tail rows, the tick's tail row, in the seqs between), and
+ * keyframes into a model.
  */
 #include <stdio.h>
 #include <string.h>
@@ -23,9 +24,10 @@ int reader_open(struct reader *r, const char *path, char **warn, char **err)
 		"SELECT tick, static, data, hash FROM keyframes WHERE tick <= ? ORDER BY tick DESC LIMIT 1",
 		"SELECT data FROM kfstatic WHERE digest = ?",
 		"SELECT t0, max(t1) FROM samples WHERE t0 = (SELECT max(t0) FROM samples WHERE t0 <= ?)",
+		"SELECT 1 FROM tail WHERE tick >= ? AND tick < ? LIMIT 1",
 	};
 	sqlite3_stmt **out[] = {&r->q_tick, &r->q_events, &r->q_chunks, &r->q_tail, &r->q_kf, &r->q_kfstatic,
-				&r->q_window};
+				&r->q_window, &r->q_has_tail};
 
 	memset(r, 0, sizeof *r);
 	if (db_open(path, 0, 0, &r->db, warn, err) < 0)
@@ -59,7 +61,7 @@ int reader_open(struct reader *r, const char *path, char **warn, char **err)
 void reader_close(struct reader *r)
 {
 	sqlite3_stmt **all[] = {&r->q_tick, &r->q_events, &r->q_chunks, &r->q_tail, &r->q_kf, &r->q_kfstatic,
-				&r->q_window};
+				&r->q_window, &r->q_has_tail};
 
 	for (unsigned i = 0; i < ARRAY_LEN(all); i++)
 		sqlite3_finalize(*all[i]);
@@ -222,6 +224,21 @@ static int load_tail(struct reader *r, int64_t tick, char **err)
 	return 0;
 }
 
+/* Are some of [t0, t1)'s packed events in tail rows? Then its chunks are
+ * not all written yet (the recorder writes a closed window over the next
+ * ticks and drops the tail rows with the last chunks; spread.c), and the
+ * tail rows hold every one of them. */
+static int has_tail(struct reader *r, int64_t t0, int64_t t1)
+{
+	int yes;
+
+	sqlite3_bind_int64(r->q_has_tail, 1, t0);
+	sqlite3_bind_int64(r->q_has_tail, 2, t1);
+	yes = sqlite3_step(r->q_has_tail) == SQLITE_ROW;
+	sqlite3_reset(r->q_has_tail);
+	return yes;
+}
+
 /* Makes the window holding tick current: its chunks, or its tail rows. */
 static int load_window(struct reader *r, int64_t tick, char **err)
 {
@@ -235,7 +252,7 @@ static int load_window(struct reader *r, int64_t tick, char **err)
 		t1 = sqlite3_column_int64(r->q_window, 1);
 	}
 	sqlite3_reset(r->q_window);
-	if (t0 < 0 || tick >= t1)
+	if (t0 < 0 || tick >= t1 || has_tail(r, t0, t1))
 		return load_tail(r, tick, err);
 	r->w_tail = 0;
 	r->w0 = t0;
@@ -515,7 +532,8 @@ static void pred_rows(struct kf_pred *pred, const struct window *w, int32_t p0, 
 
 /* The prediction the recorder made for a keyframe at tick k (keyframe.h):
  * each port's last two IB readings in the committed ticks of
- * [k - KF_PRED_TICKS, k), from chunks, then from tail rows. */
+ * [k - KF_PRED_TICKS, k), from chunks (of windows without tail rows), then
+ * from tail rows. */
 static void ib_pred(struct reader *r, int64_t k, struct kf_pred *pred)
 {
 	int64_t lo = k - KF_PRED_TICKS;
@@ -541,8 +559,9 @@ static void ib_pred(struct reader *r, int64_t k, struct kf_pred *pred)
 	sqlite3_finalize(st);
 	for (int kind = 0; kind < PK_COUNT; kind++)
 		window_init(&w[kind], kind, r->nnodes, r->per_node[kind]);
-	if (sqlite3_prepare_v2(r->db, "SELECT t0, node, data FROM samples WHERE t0 < ?1 AND t0 > ?2 - 600 AND t1 > ?2 AND kind = 'ib' ORDER BY t0",
-			       -1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(r->db, "SELECT t0, node, data FROM samples WHERE t0 < ?1 AND t0 > ?2 - 600 AND t1 > ?2"
+			       " AND kind = 'ib' AND NOT EXISTS (SELECT 1 FROM tail WHERE tail.tick >= samples.t0"
+			       " AND tail.tick < samples.t1) ORDER BY t0", -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, k);
 		sqlite3_bind_int64(st, 2, lo);
 		while (sqlite3_step(st) == SQLITE_ROW) {

@@ -3,7 +3,7 @@
  * a name), prepared statements, keyframes and fault rows, what happens when
  * a write fails (the console goes on; the recorder says why and tries again
  * RETRY_TICKS later, starting over with a keyframe), and closing, also at
- * exit so that the last tick is committed.
+ * exit so that the last tick and the chunks not yet written are committed.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -136,16 +136,22 @@ void rec_close_file(struct rec *r)
 		sqlite3_close(r->db);
 	}
 	r->db = NULL;
-	for (int k = 0; k < PK_COUNT; k++)
+	for (int k = 0; k < PK_COUNT; k++) {
 		window_free(&r->win[k]);
+		window_free(&r->old[k]);
+	}
+	r->have_win = r->have_old = 0;
 	for (int i = 0; i < r->nsrcs; i++)
 		free(r->srcs[i]);
 	free(r->srcs);
 	free(r->arr);
 	free(r->hist.p);
 	free(r->hist_group);
+	free(r->undo);
 	r->hist.p = NULL;
 	r->hist_group = NULL;
+	r->undo = NULL;
+	r->nundo = r->cundo = 0;
 	free(r->path);
 	free(r->pend);
 	arena_free(&r->pend_strings);

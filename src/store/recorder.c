@@ -3,8 +3,9 @@
  * event of a tick in one transaction, committed when the next EV_TICK
  * arrives (and at close). GPU samples and IB readings are packed per node and
  * window of CHUNK_TICKS (pack.h); meanwhile each tick's packed events are
- * kept in a tail row. The public functions of store.h's recorder part are
- * here; the file itself is recfile.c's.
+ * kept in a tail row. A window that closes is written over the next ticks
+ * (spread.c). The public functions of store.h's recorder part are here; the
+ * file itself is recfile.c's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -41,17 +42,43 @@ static void forget_ib(struct rec *r)
 	}
 }
 
+/* Before a port's first reading in the group: what it replaces. */
+static void keep_for_undo(struct rec *r, int32_t port)
+{
+	if (r->nundo == r->cundo) {
+		r->cundo = r->cundo ? r->cundo * 2 : 256;
+		r->undo = xrealloc(r->undo, sizeof *r->undo * r->cundo);
+	}
+	r->undo[r->nundo++] = (struct ib_undo){port, r->hist.p[port], {r->hist_group[2 * port], r->hist_group[2 * port + 1]}};
+}
+
 static void remember_ib(struct rec *r, int32_t port, int64_t time, const int64_t *v)
 {
 	if (port < 0 || port >= r->hist.nports)
 		return;
 	struct port_pred *q = &r->hist.p[port];
 
+	if (r->hist_group[2 * port] != r->group)
+		keep_for_undo(r, port);
 	memcpy(q->prev, q->last, sizeof q->prev);
 	memcpy(q->last, v, sizeof q->last);
 	q->time = time;
 	r->hist_group[2 * port + 1] = r->hist_group[2 * port];
 	r->hist_group[2 * port] = r->group;
+}
+
+/* A group that could not be written: its readings are not in the file, so
+ * they are no prediction either; the readings of the groups before it are
+ * (the reader predicts from the file). */
+static void undo_ib(struct rec *r)
+{
+	while (r->nundo > 0) {
+		const struct ib_undo *u = &r->undo[--r->nundo];
+
+		r->hist.p[u->port] = u->was;
+		r->hist_group[2 * u->port] = u->group[0];
+		r->hist_group[2 * u->port + 1] = u->group[1];
+	}
 }
 
 /* The prediction for a keyframe at the current group: readings of the last
@@ -220,55 +247,13 @@ static void window_start(struct rec *r, const struct model *m)
 	r->w_end = (r->group / r->chunk_ticks + 1) * r->chunk_ticks;
 }
 
-static void window_flush(struct rec *r, int64_t t1)
-{
-	for (int k = 0; k < PK_COUNT && !r->failed && !r->down; k++)
-		for (int32_t node = 0; node < r->win[k].nnodes && !r->failed; node++) {
-			int32_t rows = 0;
-
-			for (int32_t i = 0; i < r->win[k].per_node; i++)
-				rows += window_series(&r->win[k], node, i)->n;
-			if (!rows)
-				continue;
-			sbuf_reset(&r->buf2);
-			chunk_encode(&r->buf2, &r->win[k], node, r->w0, (const char *const *)r->srcs, NULL, NULL);
-			sqlite3_stmt *st = r->st.chunk;
-
-			sqlite3_bind_text(st, 1, pack_kind_name(k), -1, SQLITE_STATIC);
-			sqlite3_bind_int64(st, 2, r->w0);
-			sqlite3_bind_int(st, 3, node);
-			sqlite3_bind_int64(st, 4, t1);
-			sqlite3_bind_int(st, 5, rows);
-			sqlite3_bind_blob(st, 6, r->buf2.s, (int)r->buf2.len, SQLITE_STATIC);
-			if (rec_step(r, st, "samples") == 0)
-				r->stats.chunks++;
-		}
-	if (!r->failed && !r->down) {
-		sqlite3_bind_int64(r->st.del_tail, 1, r->w0);
-		sqlite3_bind_int64(r->st.del_tail, 2, t1);
-		rec_step(r, r->st.del_tail, "tail");
-	}
-}
-
-/* At the end of a group: flush a full window (or one whose topology
- * changed), then start the next or drop the windows. */
+/* At the end of a group: close a full window (or one whose topology
+ * changed); spread.c writes it over the next groups. */
 static void window_advance(struct rec *r)
 {
 	if (!r->have_win || (r->group + 1 < r->w_end && !r->topo_changed))
 		return;
-	window_flush(r, r->group + 1);
-	if (!r->failed && !r->down)
-		retention_run(r);
-	if (r->topo_changed) {
-		for (int k = 0; k < PK_COUNT; k++)
-			window_free(&r->win[k]);
-		r->have_win = 0;
-		return;
-	}
-	for (int k = 0; k < PK_COUNT; k++)
-		window_clear(&r->win[k]);
-	r->w0 = r->w_end;
-	r->w_end += r->chunk_ticks;
+	spread_close(r, r->group + 1);
 }
 
 /* ---- groups ---- */
@@ -309,6 +294,7 @@ static void end_group(struct rec *r)
 	if (!r->down && !r->failed)
 		write_group(r);
 	window_advance(r);
+	spread_step(r);
 	if (r->in_txn && !r->failed && !r->down) {
 		if (db_exec(r->db, "COMMIT", NULL) < 0) {
 			rec_fail(r, "commit");
@@ -318,6 +304,7 @@ static void end_group(struct rec *r)
 				fprintf(stderr, "log: committed tick %lld\n", (long long)r->group);
 		}
 	}
+	spread_end_group(r, !r->failed && !r->down);
 	if (r->failed || r->down) {
 		if (r->in_txn)
 			db_exec(r->db, "ROLLBACK", NULL);
@@ -325,7 +312,7 @@ static void end_group(struct rec *r)
 		r->stats.lost++;
 		for (int k = 0; k < PK_COUNT && r->have_win; k++)
 			tail_reset_bases(&r->win[k]);   /* rows not in the file are no base */
-		forget_ib(r);                           /* nor a prediction */
+		undo_ib(r);                             /* nor a prediction */
 		if (r->failed) {
 			r->down = 1;
 			r->retry_group = r->group + RETRY_TICKS;
@@ -334,6 +321,7 @@ static void end_group(struct rec *r)
 	} else {
 		r->stats.groups++;
 		r->status[0] = '\0';
+		r->nundo = 0;
 	}
 	r->failed = 0;
 	r->have_group = 0;
@@ -403,7 +391,8 @@ void rec_event(struct rec *r, const struct event *ev)
 		rec_faults(r, &r->app->model);
 }
 
-/* Commits the last group and the window so far; never touches the app. */
+/* Commits the last group, the closed window's chunks not yet written and
+ * the window so far; never touches the app. */
 void rec_finish(struct rec *r)
 {
 	r->app = NULL;
@@ -412,7 +401,8 @@ void rec_finish(struct rec *r)
 	if (r->have_group) {
 		int64_t g = r->group;
 
-		r->w_end = MIN(r->w_end, g + 1);   /* flush the partial window */
+		r->w_end = MIN(r->w_end, g + 1);   /* close the partial window */
+		r->flush_all = 1;                  /* and write every window now */
 		end_group(r);
 	}
 }

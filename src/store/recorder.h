@@ -1,7 +1,8 @@
 /*
  * recorder.h - the recorder's state, shared by recorder.c (the event path:
- * groups, packing, transactions) and recfile.c (opening the file, statements,
- * keyframes, failures, closing).
+ * groups, packing, transactions), spread.c (writing a closed window's chunks
+ * a slice per tick) and recfile.c (opening the file, statements, keyframes,
+ * failures, closing).
  */
 #ifndef MYRIAD_STORE_RECORDER_H
 #define MYRIAD_STORE_RECORDER_H
@@ -10,6 +11,7 @@
 #include "store_int.h"
 
 #define RETRY_TICKS 10            /* after a failed write, try again this much later */
+#define SPREAD_TICKS 30           /* a closed window's chunks are written over this many ticks */
 
 struct rec_stmts {
 	sqlite3_stmt *event, *tick, *tail, *chunk, *del_tail, *kf, *kfstatic, *action, *fault, *node;
@@ -46,8 +48,23 @@ struct rec {
 	char **srcs;
 	int nsrcs, last_src;
 	int chunk_ticks, kf_ticks, kf_ticks_fixed;
+	/* the window closed last, until its chunks are all in (spread.c) */
+	int have_old;
+	int64_t old_w0, old_t1;       /* its ticks: [old_w0, old_t1) */
+	struct window old[PK_COUNT];
+	int32_t old_next;             /* its chunks [0, old_next) are committed */
+	int32_t old_upto;             /* [old_next, old_upto) are in the open transaction */
+	int64_t old_cost;             /* writing them all costs this (values + inserts) */
+	int64_t old_spent, old_spent_next;   /* up to old_upto, old_next */
+	int flush_all;                /* rec_finish: write everything now */
 	struct kf_pred hist;          /* each port's last two IB readings... */
 	int64_t *hist_group;          /* ...their groups: [2 * port], [2 * port + 1] */
+	struct ib_undo {              /* ...as they were before this group's readings */
+		int32_t port;
+		struct port_pred was;
+		int64_t group[2];
+	} *undo;
+	size_t nundo, cundo;
 	int kf_first;                 /* opened on a model with an inventory */
 	uint64_t last_static;
 	/* failures */
@@ -57,6 +74,7 @@ struct rec {
 	int need_kf;
 	struct retention ret;
 	int64_t last_retention;
+	int64_t ds_from;              /* windows before this one are down-sampled */
 	struct sbuf buf, buf2;
 	struct recorder_stats stats;
 	int trace;                    /* MYRIAD_LOG_TRACE: say each commit on stderr */
@@ -74,7 +92,16 @@ void rec_nodes_from_model(struct rec *r, const struct model *m);
 void rec_event(struct rec *r, const struct event *ev);
 void rec_topology_meta(struct rec *r, const struct ev_topology *t);
 void rec_finish(struct rec *r);
-/* retention.c: runs within the open transaction after a window is flushed */
+/* spread.c: the current window [w0, t1) closes; a slice of the closed
+ * window's chunks per group (all of them with flush_all), within the
+ * group's transaction; then, once the group committed (ok) or not, the
+ * bookkeeping. */
+void spread_close(struct rec *r, int64_t t1);
+void spread_step(struct rec *r);
+void spread_end_group(struct rec *r, int ok);
+/* retention.c, within the open transaction: down-sampling, up to n chunks a
+ * group; the age and size bounds, after a window's chunks are all written */
+void retention_step(struct rec *r, int n);
 void retention_run(struct rec *r);
 
 #endif

@@ -124,7 +124,9 @@ static int forward_to(struct replay *rp, int64_t g, char **err)
 	while (next_group(rp, &tr) == 0 && tr.tick <= g) {
 		int64_t k = -1;
 
-		if (rp->have_pos && tr.tick != rp->pos + 1) {   /* a gap: resync on its keyframe */
+		/* a gap: resync on its keyframe (when keyframes are usable: else
+		 * restore starts over from the first group, and so on forever) */
+		if (rp->have_pos && tr.tick != rp->pos + 1 && rp->rd.kf_usable) {
 			char sql[96];
 
 			snprintf(sql, sizeof sql, "SELECT tick FROM keyframes WHERE tick = %lld", (long long)tr.tick);

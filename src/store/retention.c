@@ -5,8 +5,10 @@
  * keyframe to the next, past an age or size bound. Events, faults, IB
  * readings (sparse already, and what keyframes are predicted from) and the
  * audit trail are never down-sampled; the audit trail (`actions`) is never
- * dropped. Runs in the recorder's transaction after a window is flushed,
- * at most one window of down-sampling at a time.
+ * dropped. Runs in the recorder's transaction: down-sampling a slice of a
+ * window's chunks a tick (retention_step, one window at a time, at twice
+ * the pace windows come), dropping once a closed window's chunks are all
+ * written (retention_run); spread.c says when.
  */
 #include <stdio.h>
 #include <string.h>
@@ -119,24 +121,31 @@ static int downsample_row(struct rec *r, sqlite3_stmt *up, int kind, int64_t t0,
 	return rc;
 }
 
-static void downsample_one(struct rec *r)
+/* A group's share of down-sampling: up to n chunks of the oldest window
+ * kept in full that is past `full`. Every window before ds_from is
+ * down-sampled already: the search starts there, not at the first window. */
+void retention_step(struct rec *r, int n)
 {
 	int64_t before = r->group + 1 - r->ret.full_ticks, t0;
 	sqlite3_stmt *q = NULL, *up = NULL;
-	char sql[128];
+	char sql[192];
 
-	if (r->ret.coarse_step <= 1 || before <= 0)
+	if (r->ret.coarse_step <= 1 || before <= 0 || n <= 0)
 		return;
-	snprintf(sql, sizeof sql, "SELECT min(t0) FROM samples WHERE kind = 'gpu' AND step = 1 AND t1 <= %lld", (long long)before);
+	snprintf(sql, sizeof sql, "SELECT min(t0) FROM samples WHERE t0 >= %lld AND t0 < %lld AND kind = 'gpu' AND step = 1"
+		 " AND t1 <= %lld", (long long)r->ds_from, (long long)before, (long long)before);
 	if ((t0 = db_i64(r->db, sql, -1)) < 0)
 		return;
-	if (sqlite3_prepare_v2(r->db, "SELECT kind, node, data FROM samples WHERE t0 = ? AND kind = 'gpu' AND step = 1", -1, &q, NULL) ||
+	r->ds_from = t0;
+	if (sqlite3_prepare_v2(r->db, "SELECT kind, node, data FROM samples WHERE t0 = ? AND kind = 'gpu' AND step = 1 LIMIT ?",
+			       -1, &q, NULL) ||
 	    sqlite3_prepare_v2(r->db, "UPDATE samples SET data = ?, rows = ?, step = ? WHERE kind = ? AND t0 = ? AND node = ?",
 			       -1, &up, NULL)) {
 		rec_fail(r, "retention");
 		goto out;
 	}
 	sqlite3_bind_int64(q, 1, t0);
+	sqlite3_bind_int(q, 2, n);
 	while (sqlite3_step(q) == SQLITE_ROW && !r->failed) {
 		int kind = !strcmp((const char *)sqlite3_column_text(q, 0), "gpu") ? PK_GPU : PK_IB;
 
@@ -179,7 +188,6 @@ static int64_t used_bytes(sqlite3 *db)
 
 void retention_run(struct rec *r)
 {
-	downsample_one(r);
 	if (!r->failed && r->ret.max_age > 0 && r->group + 1 > r->ret.max_age)
 		drop_before(r, r->group + 1 - r->ret.max_age);
 	if (!r->failed && r->ret.max_bytes > 0 && used_bytes(r->db) > r->ret.max_bytes) {

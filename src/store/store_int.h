@@ -1,7 +1,7 @@
 /*
  * store_int.h - what the files of src/store share: the schema and its
- * migrations (db.c), the recorder (recorder.c), the reader that turns a
- * recording back into events (reader.c), retention (retention.c).
+ * migrations (db.c), the recorder (recorder.c, spread.c), the reader that
+ * turns a recording back into events (reader.c), retention (retention.c).
  *
  * Vocabulary: a "group" is one tick of the recording: its EV_TICK (seq 0)
  * and every event delivered until the next EV_TICK, numbered by seq. Packed
@@ -75,7 +75,7 @@ struct reader {
 	int64_t start_time;           /* meta start (us) */
 	int chunk_ticks;
 	int kf_usable;                /* keyframes of this build's layout */
-	sqlite3_stmt *q_tick, *q_events, *q_chunks, *q_tail, *q_kf, *q_kfstatic, *q_window;
+	sqlite3_stmt *q_tick, *q_events, *q_chunks, *q_tail, *q_kf, *q_kfstatic, *q_window, *q_has_tail;
 	/* the window of packed events loaded */
 	int64_t w0, w1;               /* [w0, w1) */
 	int w_tail;                   /* from tail rows (arrival order) */

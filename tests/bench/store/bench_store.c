@@ -6,7 +6,8 @@
  *     SQLite table and against Prometheus (promtool tsdb create-blocks-from
  *     openmetrics on the OpenMetrics export of the same recording);
  *   the column codec against simpler ones, on the same samples;
- *   recorder CPU per tick at 10,240 GPUs;
+ *   recorder CPU per tick at 10,240 GPUs: the whole tick with and without
+ *     it, and the recorder's own time (mean, slowest tick, over 3 runs);
  *   seek time (keyframe + events, model rebuilt) in the hour, in a projected
  *     day (the hour repeated 24 times in one file) and at 10,240 GPUs.
  * BENCH_STORE_TICKS shortens the hour; BENCH_PROM_NODES sets the nodeset
@@ -267,43 +268,123 @@ static void bench_codec(struct hour *h)
 
 /* ---- recorder CPU at 10,240 GPUs ---- */
 
-static double ticks_cpu_ms(const char *record, int ticks, double *worst)
+/* The recorder's own time, per tick: its bus subscriber wrapped. A tick's
+ * EV_TICK is where it commits, writes chunks and keyframes: CPU time (a
+ * system call, once a tick); every other event only packs (a microsecond):
+ * the monotonic clock, which costs ~25 ns a call. */
+struct rec_clock {
+	bus_fn fn;
+	void *ctx;
+	int64_t us;
+};
+
+static void rec_timed(void *ctx, const struct event *ev)
+{
+	struct rec_clock *c = ctx;
+	int tick = ev->type == EV_TICK;
+	int64_t t0 = tick ? cpu_us() : mono_us();
+
+	c->fn(c->ctx, ev);
+	c->us += (tick ? cpu_us() : mono_us()) - t0;
+}
+
+static void clock_recorder(struct myriad *app, struct rec_clock *c)
+{
+	struct bus_sub *s = &app->bus.subs[app->bus.nsubs - 1];   /* recorder_open subscribes last */
+
+	c->fn = s->fn;
+	c->ctx = s->ctx;
+	c->us = 0;
+	s->fn = rec_timed;
+	s->ctx = c;
+}
+
+#define CPU_TICKS 240
+#define REC_RUNS 3                /* the recorder alone: each tick's least of these runs */
+
+struct cpu_run {
+	double mean, worst;           /* whole ticks, ms CPU */
+	double rec[CPU_TICKS];        /* the recorder alone, each tick (with one) */
+	double rec_close;             /* recorder_close: the final commit */
+};
+
+static void ticks_cpu_ms(const char *record, struct cpu_run *o)
 {
 	struct myriad app;
+	struct rec_clock rc = {0};
 	char *err = NULL;
 	double total = 0;
 
+	memset(o, 0, sizeof *o);
 	app_init(&app);
 	if (record && recorder_open(&app, record, &err) < 0) {
 		fprintf(stderr, "bench_store: %s\n", err);
 		exit(1);
 	}
+	if (record)
+		clock_recorder(&app, &rc);
 	app_add_source(&app, "sim", "gpus=10240,seed=1", &err);
-	*worst = 0;
-	for (int i = 0; i < ticks; i++) {
-		int64_t t0 = cpu_us();
+	for (int i = 0; i < CPU_TICKS; i++) {
+		int64_t t0 = cpu_us(), r0 = rc.us;
 
 		app_tick(&app);
 		double ms = (double)(cpu_us() - t0) / 1000.0;
 
 		total += ms;
-		*worst = MAX(*worst, ms);
+		o->worst = MAX(o->worst, ms);
+		o->rec[i] = (double)(rc.us - r0) / 1000.0;
 	}
+	int64_t c0 = cpu_us();
+
 	recorder_close(&app);
+	o->rec_close = (double)(cpu_us() - c0) / 1000.0;
 	app_free(&app);
-	return total / ticks;
+	o->mean = total / CPU_TICKS;
+}
+
+/* The recorder's own time per tick, the least of REC_RUNS runs (another
+ * process that takes the CPU in the middle of an event counts in one run,
+ * seldom in all): mean, slowest and which; the final commit likewise. */
+static void recorder_alone(const char *big, const struct cpu_run *first)
+{
+	static struct cpu_run more[REC_RUNS - 1];
+	double least[CPU_TICKS], mean = 0, worst = 0, close = first->rec_close;
+	int at = 0;
+
+	for (int r = 0; r < REC_RUNS - 1; r++) {
+		char *path = xasprintf("%s.%d", big, r + 1);
+
+		ticks_cpu_ms(path, &more[r]);
+		close = MIN(close, more[r].rec_close);
+		free(path);
+	}
+	for (int i = 0; i < CPU_TICKS; i++) {
+		least[i] = first->rec[i];
+		for (int r = 0; r < REC_RUNS - 1; r++)
+			least[i] = MIN(least[i], more[r].rec[i]);
+		mean += least[i] / CPU_TICKS;
+		if (least[i] > worst) {
+			worst = least[i];
+			at = i + 1;
+		}
+	}
+	printf("  the recorder alone (inside its bus subscriber, each tick's least of %d runs): mean %.2f ms, slowest "
+	       "tick %.1f ms at tick %d (target <= 25 ms): %s; the final commit at close %.1f ms\n",
+	       REC_RUNS, mean, worst, at, worst <= 25 ? "met" : "NOT met", close);
 }
 
 static void bench_cpu(const char *big)
 {
-	double w0, w1;
-	int ticks = 240;
-	double base = ticks_cpu_ms(NULL, ticks, &w0), rec = ticks_cpu_ms(big, ticks, &w1);
+	static struct cpu_run base, rec;
 
+	ticks_cpu_ms(NULL, &base);
+	ticks_cpu_ms(big, &rec);
 	printf("recorder CPU per tick at 10,240 GPUs (%d ticks, with minus without the recorder): %.2f ms "
-	       "(target <= 10 ms): %s\n", ticks, rec - base, rec - base <= 10 ? "met" : "NOT met");
-	printf("  a whole tick without / with the recorder: %.2f / %.2f ms CPU; the slowest tick with it %.1f ms "
-	       "(a window flush: 1,280 nodes' chunks, every 60 ticks)\n", base, rec, w1);
+	       "(target <= 10 ms): %s\n", CPU_TICKS, rec.mean - base.mean, rec.mean - base.mean <= 10 ? "met" : "NOT met");
+	printf("  a whole tick without / with the recorder: %.2f / %.2f ms CPU; the slowest tick without / with it "
+	       "%.1f / %.1f ms (the simulator's sinfo/squeue every 5 ticks)\n",
+	       base.mean, rec.mean, base.worst, rec.worst);
+	recorder_alone(big, &rec);
 }
 
 /* ---- seeks ---- */
