@@ -81,6 +81,8 @@ static int header(struct nodep *p, const struct view *v, int y, int32_t ni)
 		view_textf(v, 2, y++, -1, R_WARN, "reason: %s%s%s%s%s", n->reason, n->reason_who[0] ? "  by " : "",
 			   n->reason_who, n->reason_time ? "  at " : "", n->reason_time ? t : "");
 	}
+	if (n->conn_why[0])   /* text from libssh and servers: drawn inert like any */
+		view_textf(v, 2, y++, -1, n->conn == CONN_UP ? R_DIM : R_WARN, "connection: %s", n->conn_why);
 	if (n->parse_errors)
 		view_textf(v, 2, y++, -1, R_WARN, "%u lines from this node were rejected by the parsers", n->parse_errors);
 	return y + 1;

@@ -322,9 +322,14 @@ void fault_check_conn(struct model *m, const struct event *ev)
 			   e->state == CONN_HOSTKEY_CHANGED ? SEV_CRITICAL : SEV_ERROR, text,
 			   e->state == CONN_HOSTKEY_CHANGED ? "verify the host key out of band; never auto-accept"
 							    : "check user, key and authorized_keys");
+	} else if (e->state == CONN_HOSTKEY_UNKNOWN) {
+		snprintf(text, sizeof text, "%s: %s", conn_state_name(e->state), e->detail ? e->detail : "");
+		fault_open(m, ev->time, e->node, -1, FK_CONN, e->state, SEV_WARN, text,
+			   "compare the fingerprint out of band, then trust it (hostkey, known_hosts)");
 	} else if (e->state == CONN_UP) {
 		clear_condition(m, ev->time, e->node, -1, FK_CONN, CONN_HOSTKEY_CHANGED);
 		clear_condition(m, ev->time, e->node, -1, FK_CONN, CONN_AUTH_FAILED);
+		clear_condition(m, ev->time, e->node, -1, FK_CONN, CONN_HOSTKEY_UNKNOWN);
 	}
 }
 

@@ -207,7 +207,14 @@ static void apply_conn(struct model *m, const struct event *ev)
 	const struct ev_conn *e = &ev->u.conn;
 
 	if (e->node >= 0 && e->node < m->nnodes) {
-		m->nodes[e->node].conn = e->state;
+		struct node *n = &m->nodes[e->node];
+
+		n->conn = e->state;
+		if (e->state == CONN_UP || (e->detail && *e->detail)) {   /* kept through the reconnect attempts */
+			memset(n->conn_why, 0, sizeof n->conn_why);   /* whole: keyframes store nodes as bytes */
+			if (e->state != CONN_UP)
+				copy_str(n->conn_why, sizeof n->conn_why, e->detail);
+		}
 		fault_check_conn(m, ev);
 	}
 }

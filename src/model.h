@@ -41,6 +41,7 @@ struct node {
 	char reason_who[NAME_MAX_LEN];
 	int64_t reason_time;
 	int32_t conn;                 /* enum conn_state */
+	char conn_why[REASON_MAX_LEN];   /* why the last connection failed ("" once up) */
 	int64_t last_sample;          /* us of the last EV_SAMPLE, 0 = never */
 	uint32_t parse_errors;        /* lines rejected from this node */
 	uint32_t open_faults;

@@ -41,8 +41,10 @@ static void node_json(struct sbuf *b, const struct model *m, int32_t i)
 	sbuf_printf(b, ",\"su\":%d,\"rack\":%d,\"state\":\"%s\",\"drain\":%s,\"reason\":", n->su, n->rack,
 		    node_base_name(n->base), node_is_drained(n) ? "true" : "false");
 	sbuf_json_str(b, n->reason);
-	sbuf_printf(b, ",\"open_faults\":%u,\"parse_errors\":%u,\"conn\":\"%s\",", n->open_faults,
+	sbuf_printf(b, ",\"open_faults\":%u,\"parse_errors\":%u,\"conn\":\"%s\",\"conn_why\":", n->open_faults,
 		    n->parse_errors, conn_state_name(n->conn));
+	sbuf_json_str(b, n->conn_why);
+	sbuf_addc(b, ',');
 	for (int k = 0; k < MET_COUNT; k++) {
 		if (k)
 			sbuf_addc(b, ',');

@@ -204,6 +204,36 @@ TEST(model_thermal_condition_opens_and_clears)
 	model_free(&m);
 }
 
+static void conn(struct model *m, int sec, int node, int state, const char *detail)
+{
+	struct event e = mk(EV_CONN, sec);
+
+	e.u.conn = (struct ev_conn){node, state, "gpu", detail};
+	model_apply(m, &e);
+}
+
+TEST(model_connection_reason_is_kept_until_up)
+{
+	struct model m;
+
+	model_init(&m);
+	inventory(&m);
+	conn(&m, 1, 6, CONN_CONNECTING, "");
+	conn(&m, 2, 6, CONN_UNREACHABLE, "via bastion: the gateway could not connect to gpu0007:22");
+	conn(&m, 3, 6, CONN_CONNECTING, "");   /* a retry: the reason stays for the operator */
+	CHECK_STR(m.nodes[6].conn_why, "via bastion: the gateway could not connect to gpu0007:22");
+	CHECK_INT(model_open_faults(&m), 0);   /* unreachable alone is not a fault */
+	conn(&m, 4, 6, CONN_HOSTKEY_UNKNOWN, "unknown host key for gpu0007 (ssh-ed25519 SHA256:x): refused");
+	CHECK_INT(model_open_faults(&m), 1);
+	CHECK_INT(m.faults[0].kind, FK_CONN);
+	CHECK_INT(m.faults[0].severity, SEV_WARN);
+	CHECK_STR(m.nodes[6].conn_why, "unknown host key for gpu0007 (ssh-ed25519 SHA256:x): refused");
+	conn(&m, 5, 6, CONN_UP, "");
+	CHECK_STR(m.nodes[6].conn_why, "");
+	CHECK_INT(model_open_faults(&m), 0);
+	model_free(&m);
+}
+
 static void ib(struct model *m, int sec, int node, int port, int state, uint64_t downed, uint64_t sym)
 {
 	struct event e = mk(EV_IB, sec);
