@@ -447,6 +447,7 @@ int tcl_init(struct myriad *app, char **err)
 	Tcl_IncrRefCount(ts->apply);
 	ts->hook_commands = 1000000;
 	ts->hook_errors = 5;
+	ts->hook_ms = 1000;
 	ts->plugin_ms = 1000;
 	snprintf(ts->via, sizeof ts->via, "tcl");
 	tc_register_all(ts, ts->interp, &ts->main_ci);

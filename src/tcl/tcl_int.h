@@ -99,6 +99,7 @@ struct tcl_state {
 	struct tcl_console_ops console;
 	int console_ready;
 	int64_t hook_commands;     /* command budget of one hook run */
+	int64_t hook_ms;           /* time budget of one hook run (console) */
 	int hook_errors;           /* errors before a hook is disabled */
 	int64_t plugin_ms;         /* time budget of one plugin call (console) */
 	/* batch output */
