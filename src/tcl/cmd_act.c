@@ -277,7 +277,8 @@ static int int_opt(struct tcl_call *c, const char *name, int64_t *v, int64_t lo)
 int tc_guard(struct tcl_call *c)
 {
 	struct action_limits l;
-	int64_t nodes, gpus, errors = c->ts->hook_errors, cmds = c->ts->hook_commands, ms = c->ts->hook_ms;
+	int64_t nodes, gpus, errors = c->ts->hook_errors, cmds = c->ts->hook_commands, ms = c->ts->hook_ms,
+		cms = c->ts->command_ms;
 	int32_t wn, wg;
 	Tcl_Obj *d;
 
@@ -286,7 +287,7 @@ int tc_guard(struct tcl_call *c)
 	gpus = l.gpus;
 	if (int_opt(c, "nodes", &nodes, 0) < 0 || int_opt(c, "gpus", &gpus, 0) < 0 ||
 	    int_opt(c, "hook-errors", &errors, 1) < 0 || int_opt(c, "hook-commands", &cmds, 1000) < 0 ||
-	    int_opt(c, "hook-ms", &ms, 10) < 0)
+	    int_opt(c, "hook-ms", &ms, 10) < 0 || int_opt(c, "command-ms", &cms, 10) < 0)
 		return TCL_ERROR;
 	if (tc_opt(c, "window") && (tc_duration(tc_optstr(c, "window"), &l.window_us) < 0 || l.window_us < US_PER_SEC))
 		return tc_err(c, "INPUT", "-window wants a duration of at least 1s, as 60s or 5m");
@@ -296,6 +297,7 @@ int tc_guard(struct tcl_call *c)
 	c->ts->hook_errors = (int)errors;
 	c->ts->hook_commands = cmds;
 	c->ts->hook_ms = ms;
+	c->ts->command_ms = cms;
 	action_window(c->app, &wn, &wg);
 	d = Tcl_NewDictObj();
 	tc_dint(d, "nodes", l.nodes);
@@ -304,6 +306,7 @@ int tc_guard(struct tcl_call *c)
 	tc_dint(d, "hook_errors", c->ts->hook_errors);
 	tc_dint(d, "hook_commands", c->ts->hook_commands);
 	tc_dint(d, "hook_ms", c->ts->hook_ms);
+	tc_dint(d, "command_ms", c->ts->command_ms);
 	tc_dint(d, "used_nodes", wn);
 	tc_dint(d, "used_gpus", wg);
 	Tcl_SetObjResult(c->interp, d);

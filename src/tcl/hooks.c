@@ -222,19 +222,8 @@ static void set_budget(struct tcl_state *ts, struct hook *h)
 		Tcl_GetWideIntFromObj(NULL, Tcl_GetObjResult(h->interp), &n);
 	Tcl_LimitTypeSet(h->interp, TCL_LIMIT_COMMANDS);
 	Tcl_LimitSetCommands(h->interp, (int)MIN((Tcl_WideInt)INT32_MAX, n + ts->hook_commands));
-	if (!tc_virtual(ts)) {   /* the command count misses `while 1 {}`; the clock does not */
-		Tcl_Time t;
-
-		Tcl_GetTime(&t);
-		t.sec += (long)(ts->hook_ms / 1000);
-		t.usec += (long)(ts->hook_ms % 1000 * 1000);
-		if (t.usec >= 1000000) {
-			t.sec++;
-			t.usec -= 1000000;
-		}
-		Tcl_LimitSetTime(h->interp, &t);
-		Tcl_LimitTypeSet(h->interp, TCL_LIMIT_TIME);
-	}
+	if (!tc_virtual(ts))   /* the command count misses `while 1 {}`; the clock does not */
+		tc_time_limit(h->interp, ts->hook_ms);
 }
 
 static void run_hook(struct tcl_state *ts, struct hook *h, Tcl_Obj *ev)

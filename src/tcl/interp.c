@@ -448,6 +448,7 @@ int tcl_init(struct myriad *app, char **err)
 	ts->hook_commands = 1000000;
 	ts->hook_errors = 5;
 	ts->hook_ms = 1000;
+	ts->command_ms = 10000;
 	ts->plugin_ms = 1000;
 	snprintf(ts->via, sizeof ts->via, "tcl");
 	tc_register_all(ts, ts->interp, &ts->main_ci);
@@ -501,17 +502,49 @@ int tc_eval_top(struct tcl_state *ts, Tcl_Interp *in, Tcl_Obj *script, const cha
 	return rc;
 }
 
+void tc_time_limit(Tcl_Interp *in, int64_t ms)
+{
+	Tcl_Time t;
+
+	Tcl_GetTime(&t);
+	t.sec += (long)(ms / 1000);
+	t.usec += (long)(ms % 1000 * 1000);
+	if (t.usec >= 1000000) {
+		t.sec++;
+		t.usec -= 1000000;
+	}
+	Tcl_LimitSetTime(in, &t);
+	Tcl_LimitTypeSet(in, TCL_LIMIT_TIME);
+}
+
+/* The console's `:` line and key scripts: a time budget (guard -command-ms),
+ * so that a slip like `while 1 {}` cannot freeze the screen for good. */
 int tcl_eval(struct myriad *app, const char *script, struct sbuf *out)
 {
 	struct tcl_state *ts = app->tcl;
-	int rc;
+	int rc, limited;
 
 	if (!ts) {
 		if (out)
 			sbuf_adds(out, "Tcl is not running");
 		return 1;
 	}
+	limited = !ts->batch && !tc_virtual(ts) && !tc_in_hook(ts);
+	if (limited)
+		tc_time_limit(ts->interp, ts->command_ms);
 	rc = tc_eval_top(ts, ts->interp, Tcl_NewStringObj(script, -1), "tcl");
+	if (limited) {
+		int over = rc == TCL_ERROR && (Tcl_LimitExceeded(ts->interp) ||   /* cleared once unwound */
+					       !strcmp(Tcl_GetString(Tcl_GetObjResult(ts->interp)), "time limit exceeded"));
+
+		Tcl_LimitTypeReset(ts->interp, TCL_LIMIT_TIME);
+		if (over) {
+			if (out)
+				sbuf_printf(out, "stopped after %lld ms (guard -command-ms)", (long long)ts->command_ms);
+			Tcl_ResetResult(ts->interp);
+			return 1;
+		}
+	}
 	if (out) {
 		const char *info = rc == TCL_ERROR ? Tcl_GetVar(ts->interp, "errorInfo", TCL_GLOBAL_ONLY) : NULL;
 

@@ -80,7 +80,8 @@ static const char *const man_rest[] = {
 	"hook. Each run of a hook may execute guard -hook-commands commands (default 1000000) and, in the "
 	"console, take guard -hook-ms milliseconds (default 1000; a loop with no command in it, as while 1 {}, "
 	"is stopped only by this one); a hook that fails guard -hook-errors times (default 5) is disabled and "
-	"reported; hooks lists them.",
+	"reported; hooks lists them. A command typed at the : line or bound to a key may take guard -command-ms "
+	"milliseconds (default 10000).",
 	".SH TIME",
 	"In the console cluster time passes by itself, one tick per second, and Tcl's after and timers run on "
 	"the console's event loop (Tcl's notifier is replaced: its timers are loop timers, its file handlers "

@@ -61,9 +61,9 @@ const struct tcl_cmd tc_table[] = {
 	{"job checkpoint", "ID ?-signal SIG? ?-dry-run? ?-force -reason TEXT?",
 		"tell a job to checkpoint: send SIG (default USR1) to it", ACT_OPTS " signal=", 1, 1, A, SEC_ACT, tc_job_checkpoint},
 	{"fault ack", "ID ?ID ...? ?-note TEXT? ?-dry-run?", "acknowledge faults", "dry-run note=", 1, -1, TC_ACTS, SEC_ACT, tc_fault_ack},
-	{"guard", "?-nodes N? ?-gpus N? ?-window DURATION? ?-hook-errors N? ?-hook-commands N? ?-hook-ms MS?",
+	{"guard", "?-nodes N? ?-gpus N? ?-window DURATION? ?-hook-errors N? ?-hook-commands N? ?-hook-ms MS? ?-command-ms MS?",
 		"the blast-radius limits (per window of cluster time) and hook limits; returns them and what the window holds",
-		"nodes= gpus= window= hook-errors= hook-commands= hook-ms=", 0, 0, TC_RO, SEC_ACT, tc_guard},
+		"nodes= gpus= window= hook-errors= hook-commands= hook-ms= command-ms=", 0, 0, TC_RO, SEC_ACT, tc_guard},
 	/* ---- events and time ---- */
 	{"on", "fault|node|job|conn|tick ?FILTER? SCRIPT",
 		"run SCRIPT on each event that passes FILTER; returns a handle (see HOOKS)", "", 2, 3, TC_RO | TC_SAFE, SEC_EVENT, tc_on},

@@ -100,6 +100,7 @@ struct tcl_state {
 	int console_ready;
 	int64_t hook_commands;     /* command budget of one hook run */
 	int64_t hook_ms;           /* time budget of one hook run (console) */
+	int64_t command_ms;        /* time budget of a `:` line or key script (console) */
 	int hook_errors;           /* errors before a hook is disabled */
 	int64_t plugin_ms;         /* time budget of one plugin call (console) */
 	/* batch output */
@@ -128,6 +129,7 @@ int tc_usage(struct tcl_call *c);
 void tc_report(struct tcl_state *ts, const char *fmt, ...) PRINTF_LIKE(2, 3);
 const char *tc_user(void);
 int tc_eval_top(struct tcl_state *ts, Tcl_Interp *in, Tcl_Obj *script, const char *via);
+void tc_time_limit(Tcl_Interp *in, int64_t ms);   /* a time limit ms from now */
 void tc_wrap_builtins(Tcl_Interp *in, struct tc_interp *ci);
 
 /* ---- value.c: building and reading values ---- */
