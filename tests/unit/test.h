@@ -18,6 +18,10 @@ struct test_case {
 	struct test_case *next;
 };
 void test_register(struct test_case *t);
+/* tmpfile.c: a fresh path NAME in this process's folder under /tmp; the
+ * removal of a SQLite file with its -wal and -shm (frees path). */
+char *unit_tmp_file(const char *name);
+void unit_remove_db(char *path);
 extern int test_failures;   /* failures in the current test */
 
 #define TEST(n)                                                          \

@@ -15,31 +15,6 @@
 #include "store/keyframe.h"
 #include "store/store_int.h"
 
-static char dir[64];
-
-static char *tmp_file(const char *name)
-{
-	snprintf(dir, sizeof dir, "/tmp/myriad-unit-%d", (int)getpid());
-	mkdir(dir, 0700);   /* again after remove_log took it away */
-	char *p = xasprintf("%s/%s", dir, name);
-
-	unlink(p);
-	return p;
-}
-
-static void remove_log(char *path)
-{
-	char *w = xasprintf("%s-wal", path), *s = xasprintf("%s-shm", path);
-
-	unlink(path);
-	unlink(w);
-	unlink(s);
-	free(w);
-	free(s);
-	free(path);
-	rmdir(dir);   /* once the last file is gone */
-}
-
 /* ---- keyframes ---- */
 
 static void apply_too(void *ctx, const struct event *ev)
@@ -196,7 +171,7 @@ TEST(store_replays_every_event_exactly)
 {
 	struct myriad app;
 	struct capture live = {0}, back = {0}, part = {0};
-	char *path = tmp_file("exact.db"), *err = NULL;
+	char *path = unit_tmp_file("exact.db"), *err = NULL;
 
 	app_init(&app);
 	CHECK(recorder_open(&app, path, &err) == 0);
@@ -234,7 +209,7 @@ TEST(store_replays_every_event_exactly)
 	sbuf_free(&back.text);
 	sbuf_free(&part.text);
 	app_free(&app);
-	remove_log(path);
+	unit_remove_db(path);
 }
 
 /* ---- seeks against the live run ---- */
@@ -264,7 +239,7 @@ static void record_sim(const char *path, const char *spec, int ticks, uint64_t *
 TEST(store_seeks_land_on_the_live_hashes)
 {
 	static uint64_t h[401];
-	char *path = tmp_file("seek.db"), *err = NULL;
+	char *path = unit_tmp_file("seek.db"), *err = NULL;
 	struct myriad app;
 	struct rng r;
 	int64_t g;
@@ -306,14 +281,14 @@ TEST(store_seeks_land_on_the_live_hashes)
 	CHECK(replay_parse_when(&app, "soon", &t, &err) < 0);
 	free(err);
 	app_free(&app);
-	remove_log(path);
+	unit_remove_db(path);
 }
 
 /* ---- schema versions ---- */
 
 TEST(store_old_files_migrate_newer_open_read_only)
 {
-	char *path = tmp_file("v1.db"), *err = NULL, *warn = NULL;
+	char *path = unit_tmp_file("v1.db"), *err = NULL, *warn = NULL;
 	sqlite3 *db = NULL;
 	struct reader r;
 
@@ -346,7 +321,7 @@ TEST(store_old_files_migrate_newer_open_read_only)
 	CHECK(replay_open(&app, "/nonexistent/x.db", &err) < 0);
 	free(err);
 	app_free(&app);
-	remove_log(path);
+	unit_remove_db(path);
 }
 
 /* ---- retention ---- */
@@ -354,7 +329,7 @@ TEST(store_old_files_migrate_newer_open_read_only)
 TEST(store_retention_downsamples_and_trims)
 {
 	static uint64_t h[601];
-	char *path = tmp_file("ret.db"), *err = NULL;
+	char *path = unit_tmp_file("ret.db"), *err = NULL;
 	struct myriad app;
 	struct replay_info info;
 
@@ -378,9 +353,9 @@ TEST(store_retention_downsamples_and_trims)
 	CHECK_INT(db_i64(db, "SELECT count(*) FROM samples WHERE kind = 'gpu' AND step = 1 AND t1 <= 300", -1), 0);
 	CHECK_INT(db_i64(db, "SELECT count(*) FROM ticks", 0), 601);   /* every tick's events kept */
 	sqlite3_close(db);
-	remove_log(path);
+	unit_remove_db(path);
 
-	path = tmp_file("age.db");
+	path = unit_tmp_file("age.db");
 	setenv("MYRIAD_LOG_RETENTION", "age=300,keyframe=60", 1);
 	record_sim(path, "gpus=64,seed=2", 600, h);
 	unsetenv("MYRIAD_LOG_RETENTION");
@@ -391,5 +366,5 @@ TEST(store_retention_downsamples_and_trims)
 	CHECK(replay_seek(&app, 1767225600000000LL + 500 * US_PER_SEC, &err) == 0);
 	CHECK_INT(model_hash(&app.model), h[500]);
 	app_free(&app);
-	remove_log(path);
+	unit_remove_db(path);
 }

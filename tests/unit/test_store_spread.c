@@ -31,31 +31,6 @@ struct live {
 	int ticks;                    /* the run's */
 };
 
-static char dir[64];
-
-static char *tmp_file(const char *name)
-{
-	snprintf(dir, sizeof dir, "/tmp/myriad-unit-spread-%d", (int)getpid());
-	mkdir(dir, 0700);
-	char *p = xasprintf("%s/%s", dir, name);
-
-	unlink(p);
-	return p;
-}
-
-static void remove_log(char *path)
-{
-	char *w = xasprintf("%s-wal", path), *s = xasprintf("%s-shm", path);
-
-	unlink(path);
-	unlink(w);
-	unlink(s);
-	free(w);
-	free(s);
-	free(path);
-	rmdir(dir);
-}
-
 static void line(struct sbuf *b, const struct event *ev)
 {
 	sbuf_printf(b, "%s %lld %s ", ev_type_name(ev->type), (long long)ev->time, ev->source ? ev->source : "");
@@ -208,7 +183,7 @@ static void check_seeks(const char *path, const struct live *lv, int64_t k, cons
 TEST(store_spread_read_and_closed_mid_window_keep_every_event)
 {
 	struct live lv = {0}, mid = {0};
-	char *path = tmp_file("spread.db");
+	char *path = unit_tmp_file("spread.db");
 	struct myriad app;
 	char *err = NULL;
 
@@ -246,13 +221,13 @@ TEST(store_spread_read_and_closed_mid_window_keep_every_event)
 	sqlite3_close(db);
 	sbuf_free(&lv.text);
 	sbuf_free(&mid.text);
-	remove_log(path);
+	unit_remove_db(path);
 }
 
 TEST(store_spread_killed_mid_window_keeps_every_committed_event)
 {
 	struct live lv = {0};
-	char *path = tmp_file("killed.db");
+	char *path = unit_tmp_file("killed.db");
 	int status = 0;
 	pid_t pid;
 
@@ -267,7 +242,7 @@ TEST(store_spread_killed_mid_window_keeps_every_committed_event)
 	check_events(path, &lv, 75);
 	check_seeks(path, &lv, 60, (const int64_t[]){1, 59, 60, 74}, 4);
 	sbuf_free(&lv.text);
-	remove_log(path);
+	unit_remove_db(path);
 }
 
 static int deny_samples(void *ctx, int op, const char *table, const char *b, const char *c, const char *d)
@@ -367,7 +342,7 @@ TEST(store_spread_survives_failed_writes)
 
 	run(&lv, NULL, ticks, 0);
 	for (int o = 0; o < 2; o++) {
-		char *path = tmp_file("full.db");
+		char *path = unit_tmp_file("full.db");
 		int64_t lost = record_outage(path, ticks, outage[o][0], outage[o][1], outage[o][2]);
 		sqlite3 *db = NULL;
 
@@ -385,7 +360,7 @@ TEST(store_spread_survives_failed_writes)
 		check_held_seeks(path, &lv, at, (int)ARRAY_LEN(at));
 		if (!o)
 			check_bad_keyframe_at_gap(path, at[2]);
-		remove_log(path);
+		unit_remove_db(path);
 	}
 	sbuf_free(&lv.text);
 }
