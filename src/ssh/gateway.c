@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -66,7 +67,7 @@ static void link_die(struct ssh_link *k, const char *why)
 	}
 	if (k->node && !k->node->fail_state) {   /* settle() or the timer fails it */
 		k->node->fail_state = CONN_UNREACHABLE;
-		snprintf(k->node->fail_why, sizeof k->node->fail_why, "via %s: %s", k->gw ? k->gw->t.name : "?", why);
+		snprintf(k->node->fail_why, sizeof k->node->fail_why, "via %s: %s", k->gw ? k->gw->gwname : "?", why);
 	}
 }
 
@@ -248,27 +249,93 @@ static void link_advance(struct ssh_link *k)
 
 /* ---- the gateway host ---- */
 
-static struct ssh_host *find_gateway(struct ssh_pool *p, const char *via)
+/* The gateway named key: found, or added (target: the inventory's host or
+ * service of that name, else what ssh_config makes of the name). */
+static struct ssh_host *find_gateway(struct ssh_pool *p, const char *key, const struct inv_target *t)
 {
-	for (int i = 0; i < p->nhosts; i++)
-		if (p->hosts[i]->gateway && !strcmp(p->hosts[i]->t.name, via))
-			return p->hosts[i];
-	struct inv_target t = {0};
-	const struct inv_target *known = inventory_target(p->inv, via);
-	struct ssh_host *gw = pool_add_gateway(p, known ? known : &t, via);
+	struct inv_target plain = {0};
 
-	return gw;
+	for (int i = 0; i < p->nhosts; i++)
+		if (p->hosts[i]->gateway && !strcmp(p->hosts[i]->gwname, key))
+			return p->hosts[i];
+	if (!t)
+		t = inventory_target(p->inv, key);
+	if (!t) {
+		plain.name = (char *)key;
+		t = &plain;
+	}
+	return pool_add_gateway(p, t, key);
 }
 
-int gateway_link(struct ssh_host *node)
+/* libssh turns an ssh_config ProxyJump into the ProxyCommand
+ * "ssh [-l USER] [-p PORT] -W '[%h]:%p' HOST". One hop of exactly that
+ * shape is carried in-process like -via; several hops or a site's own
+ * ProxyCommand stay with libssh (a process per node). */
+static int parse_proxyjump(const char *cmd, char *host, size_t hcap, char *user, size_t ucap, int *port)
 {
-	struct ssh_host *gw = find_gateway(node->pool, node->t.via);
+	char buf[512], *w[10], *save = NULL;
+	int n = 0, i = 1;
+
+	if (!cmd || strlen(cmd) >= sizeof buf)
+		return -1;
+	snprintf(buf, sizeof buf, "%s", cmd);
+	for (char *t = strtok_r(buf, " ", &save); t && n < 10; t = strtok_r(NULL, " ", &save))
+		w[n++] = t;
+	*user = '\0';
+	*port = 0;
+	if (n < 4 || strcmp(w[0], "ssh"))
+		return -1;
+	if (i + 1 < n && !strcmp(w[i], "-l")) {
+		snprintf(user, ucap, "%s", w[i + 1]);
+		i += 2;
+	}
+	if (i + 1 < n && !strcmp(w[i], "-p")) {
+		*port = atoi(w[i + 1]);
+		i += 2;
+	}
+	if (i + 3 != n || strcmp(w[i], "-W") || strcmp(w[i + 1], "'[%h]:%p'") || w[i + 2][0] == '-')
+		return -1;
+	snprintf(host, hcap, "%s", w[i + 2]);
+	return *port < 0 || *port > 65535 ? -1 : 0;
+}
+
+int gateway_from_config(struct ssh_host *node)
+{
+	char *cmd = NULL, host[256], user[64], key[400];
+	int port, rc;
+
+	if (ssh_options_get(node->s, SSH_OPTIONS_PROXYCOMMAND, &cmd) != SSH_OK)
+		return 0;
+	rc = parse_proxyjump(cmd, host, sizeof host, user, sizeof user, &port);
+	ssh_string_free_char(cmd);
+	if (rc < 0)
+		return 0;
+	struct inv_target t = {.name = host, .user = user[0] ? user : NULL, .port = port};
+
+	snprintf(key, sizeof key, "%s%s%s:%d", user, user[0] ? "@" : "", host, port);
+	ssh_options_set(node->s, SSH_OPTIONS_PROXYCOMMAND, "none");
+	struct ssh_host *gw = find_gateway(node->pool, key, &t);
+
+	if (gw == node)   /* "Host * ProxyJump bastion" reaches the bastion too */
+		host_fail(node, CONN_UNREACHABLE, "its ssh_config ProxyJump names itself");
+	else
+		gateway_link(node, gw);
+	return 1;
+}
+
+int gateway_link_via(struct ssh_host *node)
+{
+	return gateway_link(node, find_gateway(node->pool, node->t.via, NULL));
+}
+
+int gateway_link(struct ssh_host *node, struct ssh_host *gw)
+{
 	struct ssh_link *k;
 
 	if (gw->phase == PH_DONE) {   /* a one-shot pool (fan-out): the gateway already failed */
 		char why[sizeof gw->detail + 64];
 
-		snprintf(why, sizeof why, "via %s: %s", gw->t.name, gw->detail[0] ? gw->detail : "not reachable");
+		snprintf(why, sizeof why, "via %s: %s", gw->gwname, gw->detail[0] ? gw->detail : "not reachable");
 		host_fail(node, CONN_UNREACHABLE, why);
 		return -1;
 	}

@@ -423,8 +423,8 @@ static void start_host(struct ssh_host *h)
 		return;
 	}
 	if (h->t.via)
-		gateway_link(h);   /* connects when the gateway's channel opens */
-	else
+		gateway_link_via(h);   /* connects when the gateway's channel opens */
+	else if (!gateway_from_config(h))   /* an ssh_config ProxyJump of one hop: the same */
 		step_resolve(h);
 }
 
@@ -616,6 +616,8 @@ void pool_free(struct ssh_pool *p)
 			teardown(h, "shutting down", 0);
 		free(h->keyhost);
 		free(h->gwname);
+		free(h->gwstr[0]);
+		free(h->gwstr[1]);
 		free(h);
 	}
 	for (int i = 0; i < p->nkeys; i++) {
@@ -696,13 +698,16 @@ struct ssh_host *pool_add(struct ssh_pool *p, const struct inv_target *t, void *
 
 /* A gateway of -via: a host like the others, but nobody outside the pool
  * hears of it, it is not pending, and the first node that needs it starts it. */
-struct ssh_host *pool_add_gateway(struct ssh_pool *p, const struct inv_target *t, const char *name)
+struct ssh_host *pool_add_gateway(struct ssh_pool *p, const struct inv_target *t, const char *key)
 {
 	struct ssh_host *h = new_host(p, t, NULL);
 
 	h->gateway = 1;
-	h->gwname = xstrdup(name);
-	h->t.name = h->gwname;
+	h->gwname = xstrdup(key);
+	h->gwstr[0] = xstrdup(t->name ? t->name : key);   /* t may be the caller's: keep our own copies */
+	h->gwstr[1] = t->user ? xstrdup(t->user) : NULL;
+	h->t.name = h->gwstr[0];
+	h->t.user = h->gwstr[1];
 	h->phase = PH_IDLE;
 	return h;
 }

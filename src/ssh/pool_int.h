@@ -47,7 +47,8 @@ struct ssh_host {
 	struct ssh_chan *chans;
 	int nchans;
 	int gateway;              /* a -via gateway: internal to the pool, no ops callbacks */
-	char *gwname;             /* a gateway's own name (t.name) */
+	char *gwname;             /* a gateway's key: the -via name, or user@host:port of a ProxyJump */
+	char *gwstr[2];           /* a gateway's own copies of t.name and t.user */
 	struct ssh_link *links;   /* a gateway's links to its nodes */
 	int link_work;            /* links flagged for gateway_pump */
 	struct ssh_link *link;    /* a node behind a gateway: its link */
@@ -99,7 +100,9 @@ void host_start_now(struct ssh_host *h);       /* a gateway: start now, outside 
 struct ssh_host *pool_add_gateway(struct ssh_pool *p, const struct inv_target *t, const char *name);
 
 /* gateway.c */
-int gateway_link(struct ssh_host *node);       /* start a node behind its gateway; -1: failed */
+int gateway_link_via(struct ssh_host *node);   /* start a node behind its -via gateway; -1: failed */
+int gateway_from_config(struct ssh_host *node);   /* 1: its ssh_config ProxyJump is carried so */
+int gateway_link(struct ssh_host *node, struct ssh_host *gw);
 void gateway_unlink(struct ssh_host *node);    /* the node's session is gone */
 void gateway_pump(struct ssh_host *gw);        /* open, pump, reap links (outside libssh) */
 void gateway_down(struct ssh_host *gw, const char *why);
