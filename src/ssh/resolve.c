@@ -31,7 +31,6 @@ struct entry {
 struct resolver {
 	struct entry **slots;
 	uint32_t nslots, n;
-	int64_t lookups;
 };
 
 struct resolver *resolver_new(void)
@@ -81,7 +80,7 @@ static struct entry *find(struct resolver *r, const char *name)
 	return e;
 }
 
-static void start(struct resolver *r, struct entry *e)
+static void start(struct entry *e)
 {
 	struct gaicb *list[1];
 
@@ -92,7 +91,6 @@ static void start(struct resolver *r, struct entry *e)
 	e->req->ar_name = e->name;
 	e->req->ar_request = &e->hints;
 	list[0] = e->req;
-	r->lookups++;
 	e->state = RES_WAIT;
 	int rc = getaddrinfo_a(GAI_NOWAIT, list, 1, NULL);
 
@@ -138,17 +136,12 @@ int resolver_get(struct resolver *r, const char *name, char *out, size_t cap, ch
 	if (e->state == RES_WAIT)
 		finish(e);
 	else if (mono_us() >= e->expires)
-		start(r, e);
+		start(e);
 	if (e->state == RES_DONE)
 		snprintf(out, cap, "%s", e->addr);
 	else if (e->state == RES_FAIL)
 		snprintf(why, whycap, "cannot resolve %s: %s", name, e->err);
 	return e->state;
-}
-
-int64_t resolver_lookups(const struct resolver *r)
-{
-	return r->lookups;
 }
 
 void resolver_free(struct resolver *r)

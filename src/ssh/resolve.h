@@ -20,7 +20,4 @@ void resolver_free(struct resolver *r);
 /* RES_DONE: the numeric address is in out; RES_FAIL: the reason in why. */
 int resolver_get(struct resolver *r, const char *name, char *out, size_t cap, char *why, size_t whycap);
 
-/* Lookups started so far (for tests and stats). */
-int64_t resolver_lookups(const struct resolver *r);
-
 #endif
