@@ -27,6 +27,7 @@ struct util {
 	char filter[128];
 	uint8_t *match;            /* per node: matches the filter */
 	int gpu_view, per_row, band_h, top_band, bands, grid_w, rows_per_node;
+	int single;                /* node view: one SU per row segment (a whole cell per node), no pairs */
 	int16_t *nx, *ny;          /* per node: column, first row (half rows in node view) */
 	int32_t nalloc;
 };
@@ -173,11 +174,13 @@ static void layout(struct util *u, const struct model *m, int w, int h)
 	u->per_row = MAX(1, (w + 2) / (n + 2));
 	u->band_h = u->rows_per_node + 1;
 	u->bands = (sus + u->per_row - 1) / u->per_row;
+	u->single = 0;
 	if (u->zoom == 2 || (u->zoom == 0 && u->bands * u->band_h > h)) {
 		u->gpu_view = 0;
 		u->per_row = MAX(1, (w + 1) / (n + 6));
 		u->band_h = 1;
-		u->bands = ((sus + 1) / 2 + u->per_row - 1) / u->per_row;
+		u->single = (sus + u->per_row - 1) / u->per_row <= h;   /* room for a row per SU: no pairs */
+		u->bands = ((u->single ? sus : (sus + 1) / 2) + u->per_row - 1) / u->per_row;
 	}
 	if (u->nalloc != m->nnodes) {
 		u->nx = xrealloc(u->nx, sizeof *u->nx * (size_t)(m->nnodes + 1));
@@ -190,6 +193,9 @@ static void layout(struct util *u, const struct model *m, int w, int h)
 		if (u->gpu_view) {
 			u->nx[i] = (int16_t)((su % u->per_row) * (n + 2) + p);
 			u->ny[i] = (int16_t)((su / u->per_row) * u->band_h);
+		} else if (u->single) {
+			u->nx[i] = (int16_t)((su % u->per_row) * (n + 6) + 5 + p);
+			u->ny[i] = (int16_t)((su / u->per_row) * 2);   /* half rows, the upper one */
 		} else {
 			int pair = su / 2;
 
@@ -274,10 +280,14 @@ static void draw_node_view(struct util *u, const struct view *v, int y0, int row
 	const uint8_t *gs = gpu_states(u->c);
 	int n = npsu(m), colour = u->c->theme.colour && text_utf8;
 
-	for (int32_t i = 0; i < m->nnodes; i += 2 * n)   /* labels: one per SU pair */
-		if (u->ny[i] / 2 >= u->top_band && u->ny[i] / 2 - u->top_band < rows)
-			view_textf(v, u->nx[i] - 5, y0 + u->ny[i] / 2 - u->top_band, 5, R_LABEL, "%02d/%02d", i / n + 1,
-				   i / n + 2);
+	for (int32_t i = 0; i < m->nnodes; i += (u->single ? 1 : 2) * n)   /* labels: one per SU or SU pair */
+		if (u->ny[i] / 2 >= u->top_band && u->ny[i] / 2 - u->top_band < rows) {
+			if (u->single)
+				view_textf(v, u->nx[i] - 5, y0 + u->ny[i] / 2 - u->top_band, 5, R_LABEL, "SU%02d", i / n + 1);
+			else
+				view_textf(v, u->nx[i] - 5, y0 + u->ny[i] / 2 - u->top_band, 5, R_LABEL, "%02d/%02d",
+					   i / n + 1, i / n + 2);
+		}
 	for (int32_t i = 0; i < m->nnodes; i++) {
 		int y = y0 + u->ny[i] / 2 - u->top_band, lvl, s = node_cell(u, gs, i, &lvl);
 		int role = u->match && !u->match[i] ? R_GPU_DIMMED : s == GS_OK ? R_HEAT0 + lvl : state_role(s);
@@ -288,6 +298,10 @@ static void draw_node_view(struct util *u, const struct view *v, int y0, int row
 			continue;   /* a lower half is drawn with its upper half */
 		if (i == u->cursor)
 			role = R_CURSOR;
+		if (u->single) {   /* a whole cell per node */
+			view_cell(v, u->nx[i], y, colour ? 0x2588 : glyph_of(s, MAX(lvl, 0)), role, 0);
+			continue;
+		}
 		if (other >= 0 && other < m->nnodes && u->ny[other] / 2 == u->ny[i] / 2) {
 			os = node_cell(u, gs, other, &olvl);
 			orole = u->match && !u->match[other] ? R_GPU_DIMMED : os == GS_OK ? R_HEAT0 + olvl : state_role(os);
@@ -383,7 +397,7 @@ static int legend(struct util *u, const struct view *v, int x, int y, int w, con
 		view_textf(v, x, y++, w, R_NORMAL, "mean %.0f C  %.2f MW", k->temp / k->known, k->watts / 1e6);
 	}
 	y++;
-	view_text(v, x, y++, w, R_DIM, u->gpu_view ? "cell: 2 GPUs, column: node" : "cell: 2 nodes (SU pair)");
+	view_text(v, x, y++, w, R_DIM, u->gpu_view ? "cell: 2 GPUs, column: node" : u->single ? "cell: a node" : "cell: 2 nodes (SU pair)");
 	view_text(v, x, y++, w, R_DIM, "blocks: scalable units");
 	return y;
 }
@@ -508,7 +522,8 @@ static void util_draw(void *st, const struct view *v)
 	layout(u, m, side ? v->w - side - 2 : v->w, v->h - gy - (side ? 0 : 1) - 7);
 	rows = MAX(1, MIN(u->bands * u->band_h, v->h - gy - (side ? 0 : 1) - 7));
 	snprintf(detail, sizeof detail, "colour: %s (m)   %s (z)%s%s", metric_names[u->metric],
-		 u->gpu_view ? "a cell = 2 GPUs, a column = a node" : "a cell = a node, 2 SUs per row",
+		 u->gpu_view ? "a cell = 2 GPUs, a column = a node" : u->single ? "a cell = a node, a row segment = an SU"
+		 : "a cell = a node, 2 SUs per row",
 		 u->filter[0] ? "   filter: " : "", u->filter);
 	draw_title(v, "Utilization", detail);
 	follow_cursor(u, rows);

@@ -62,12 +62,39 @@ static void keys(struct console *c, const char *ks)
 	}
 }
 
+/* The utilization grid: every GPU when it fits, a node per cell with a row
+ * per SU when that fits, SU pairs in half cells when nothing else does. */
+TEST(ui_console_utilization_zooms_to_what_fits)
+{
+	struct myriad *app = start("gpus=10240,seed=1", 2);
+	static const struct {
+		int w, h;
+		const char *want, *not;
+	} cases[] = {
+		{240, 70, "a cell = 2 GPUs", "a cell = a node"},
+		{180, 50, "a row segment = an SU", "SU pair"},
+		{80, 24, "2 SUs per row", "a row segment"},
+	};
+
+	for (unsigned i = 0; i < ARRAY_LEN(cases); i++) {
+		struct console *c = console_new(app, NULL, cases[i].w, cases[i].h);
+
+		app->console = c;
+		keys(c, "1");
+		CHECK(shows(c, cases[i].want));
+		CHECK(!shows(c, cases[i].not));
+		console_free(c);
+		app->console = NULL;
+	}
+	app_free(app);
+}
+
 TEST(ui_console_every_panel_draws_the_model)
 {
 	struct myriad *app = start("gpus=2048,seed=1,accel=3000", 40);
 	static const char *const expect[2][NPANELS] = {
 		{"SU08", "leaf-s08", "facility", "time", "llama", "GPU", "Log"},
-		{"07/08", "SU08", "facility", "time", "llama", "GPU", "Log"},   /* 80x24: SU pairs, fewer columns */
+		{"SU08", "SU08", "facility", "time", "llama", "GPU", "Log"},   /* 80x24: a node per cell, fewer columns */
 	};
 
 	for (int size = 0; size < 2; size++) {
