@@ -254,10 +254,8 @@ void fanout_cancel(struct fanout *f)
 		run_free(f, NULL);
 }
 
-int fanout_nodes(const struct fanout *f, int *done)
+int fanout_nodes(const struct fanout *f)
 {
-	if (done)
-		*done = f->ndone;
 	return f->n;
 }
 

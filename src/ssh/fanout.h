@@ -53,8 +53,8 @@ struct fanout *fanout_start(struct myriad *app, struct loop *l, const char *node
 			    const struct fanout_opts *o, fanout_done_fn done, void *ctx, char **err);
 /* Ends a run early: sessions closed, results dropped, done not called. */
 void fanout_cancel(struct fanout *f);
-/* Nodes in the run; *done: how many have finished. */
-int fanout_nodes(const struct fanout *f, int *done);
+/* Nodes in the run. */
+int fanout_nodes(const struct fanout *f);
 
 /* The blocking form (a private loop: batch use, `myriad fanout`). 0, or -1
  * with *err for a bad request. */

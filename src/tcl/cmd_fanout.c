@@ -147,7 +147,7 @@ static int start_async(struct tcl_call *c, const char *nodes, const char *cmd, c
 	if (in_coro)
 		return Tcl_NREvalObj(c->interp, Tcl_NewStringObj("::yield", -1), 0);
 	if (!tc_opt(c, "then"))
-		Tcl_SetObjResult(c->interp, Tcl_ObjPrintf("fanout started on %d nodes", fanout_nodes(w->f, NULL)));
+		Tcl_SetObjResult(c->interp, Tcl_ObjPrintf("fanout started on %d nodes", fanout_nodes(w->f)));
 	return TCL_OK;
 }
 

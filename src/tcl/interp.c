@@ -534,8 +534,7 @@ int tcl_eval(struct myriad *app, const char *script, struct sbuf *out)
 		tc_time_limit(ts->interp, ts->command_ms);
 	rc = tc_eval_top(ts, ts->interp, Tcl_NewStringObj(script, -1), "tcl");
 	if (limited) {
-		int over = rc == TCL_ERROR && (Tcl_LimitExceeded(ts->interp) ||   /* cleared once unwound */
-					       !strcmp(Tcl_GetString(Tcl_GetObjResult(ts->interp)), "time limit exceeded"));
+		int over = rc == TCL_ERROR && Tcl_LimitExceeded(ts->interp);
 
 		Tcl_LimitTypeReset(ts->interp, TCL_LIMIT_TIME);
 		if (over) {

@@ -15,24 +15,14 @@ static int64_t safe_cmds = 100000;
 void tc_safe_limits(struct tcl_state *ts, Tcl_Interp *in)
 {
 	Tcl_WideInt n = 0;
-	Tcl_Time t;
 
 	if (Tcl_EvalEx(in, "info cmdcount", -1, 0) == TCL_OK)
 		Tcl_GetWideIntFromObj(NULL, Tcl_GetObjResult(in), &n);
 	Tcl_ResetResult(in);
 	Tcl_LimitTypeSet(in, TCL_LIMIT_COMMANDS);
 	Tcl_LimitSetCommands(in, (int)MIN((Tcl_WideInt)INT32_MAX, n + safe_cmds));
-	if (!tc_virtual(ts)) {   /* cluster time does not move inside a call */
-		Tcl_GetTime(&t);
-		t.sec += (long)(ts->plugin_ms / 1000);
-		t.usec += (long)(ts->plugin_ms % 1000 * 1000);
-		if (t.usec >= 1000000) {
-			t.sec++;
-			t.usec -= 1000000;
-		}
-		Tcl_LimitSetTime(in, &t);
-		Tcl_LimitTypeSet(in, TCL_LIMIT_TIME);
-	}
+	if (!tc_virtual(ts))   /* cluster time does not move inside a call */
+		tc_time_limit(in, ts->plugin_ms);
 }
 
 static Tcl_Interp *safe_interp(struct tcl_state *ts)
