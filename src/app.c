@@ -4,6 +4,8 @@
  */
 #include <string.h>
 #include "myriad.h"
+#include "action/action.h"
+#include "action/backend.h"
 #include "ssh/source_ssh.h"
 
 static const struct source_ops *source_classes[32];
@@ -54,19 +56,24 @@ void app_init(struct myriad *app)
 	registry_add_source(&sim_source_ops);
 	registry_add_source(&ssh_source_ops);
 	registry_add_backend(&sim_backend_ops);
+	app->loop = loop_new();
 	app->now = app->start = wall_us();
 }
 
 void app_free(struct myriad *app)
 {
+	action_free(app);   /* pending actions end (and are audited) while the bus still runs */
 	for (int i = app->nsources - 1; i >= 0; i--) {
 		if (app->sources[i]->ops->stop)
 			app->sources[i]->ops->stop(app->sources[i]);
 		free(app->sources[i]);
 	}
+	if (app->backend && app->backend->ops->free)
+		app->backend->ops->free(app->backend);
 	free(app->backend);
 	bus_free(&app->bus);
 	model_free(&app->model);
+	loop_free(app->loop);
 	memset(app, 0, sizeof *app);
 }
 
@@ -102,10 +109,21 @@ void app_emit(struct myriad *app, struct event *ev)
 	bus_emit(&app->bus, ev);
 }
 
-void app_tick(struct myriad *app)
+static struct source *time_owner(struct myriad *app)
 {
+	for (int i = 0; i < app->nsources; i++)
+		if (app->sources[i]->ops->flags & SOURCE_OWNS_TIME)
+			return app->sources[i];
+	return NULL;
+}
+
+int app_tick(struct myriad *app)
+{
+	struct source *owner = time_owner(app);
 	struct event ev;
 
+	if (owner)
+		return owner->ops->tick(owner, app->now);
 	app->tick++;
 	app->now = app->virtual_time ? app->start + app->tick * US_PER_SEC : wall_us();
 	memset(&ev, 0, sizeof ev);
@@ -118,4 +136,5 @@ void app_tick(struct myriad *app)
 		if (app->sources[i]->ops->tick)
 			app->sources[i]->ops->tick(app->sources[i], app->now);
 	bus_flush(&app->bus);
+	return 0;
 }

@@ -101,6 +101,7 @@ static void own_strings(struct bus *b, struct event *e)
 		e->u.action.args = copy(b, e->u.action.args);
 		e->u.action.who = copy(b, e->u.action.who);
 		e->u.action.detail = copy(b, e->u.action.detail);
+		e->u.action.status = copy(b, e->u.action.status);
 		break;
 	case EV_MARK:
 		e->u.mark.who = copy(b, e->u.mark.who);

@@ -216,7 +216,9 @@ struct ev_action {
 	const char *target;          /* nodeset or job id */
 	const char *args;            /* Tcl list of the remaining arguments */
 	const char *who;
-	const char *detail;          /* guard decision or error text */
+	const char *detail;          /* guard decision, commands sent, or error text */
+	const char *status;          /* "sent", "confirm", "refused", "dry-run"; at the
+	                              * result: "done", "partial", "failed", "timed-out" */
 };
 
 struct ev_mark {

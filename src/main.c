@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "myriad.h"
 #include "snapshot.h"
+#include "action/backend.h"
 #include "probe/parse.h"
 #include "ssh/fanout.h"
 #include "store/store.h"
@@ -139,7 +140,8 @@ static int headless(struct myriad *app, const struct cli_opts *o)
 	struct sbuf b = {0};
 
 	for (int64_t t = 0; t < o->ticks; t++)
-		app_tick(app);
+		if (clock_step(app) < 0)
+			break;
 	if (o->json) {
 		snapshot_json(&app->model, o->detail ? SNAP_DETAIL : 0, &b);
 		puts(b.s);
@@ -150,15 +152,20 @@ static int headless(struct myriad *app, const struct cli_opts *o)
 	return 0;
 }
 
-static void on_tick(void *ctx, int64_t id)
+struct live {
+	struct myriad *app;
+	int64_t ticks;                /* stop after this many; -1: never */
+};
+
+static void print_summary(void *ctx)
 {
-	struct myriad *app = ctx;
+	struct live *lv = ctx;
 	struct winsize ws = {0};
 	int rows = ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_row ? ws.ws_row : 60;
 
-	(void)id;
-	app_tick(app);
-	summary_print(stdout, &app->model, isatty(1), rows);
+	summary_print(stdout, &lv->app->model, isatty(1), rows);
+	if (lv->ticks >= 0 && lv->app->tick >= lv->ticks)
+		loop_stop(lv->app->loop, 0);
 }
 
 static void on_quit(void *ctx, int sig)
@@ -180,18 +187,16 @@ static int live(struct myriad *app, const struct cli_opts *o)
 {
 	if (want_console(o))
 		return console_run(app, o);
-	app->loop = loop_new();
 	loop_signal(app->loop, SIGINT, on_quit, app);
 	loop_signal(app->loop, SIGTERM, on_quit, app);
 	summary_print(stdout, &app->model, isatty(1), 60);
-	loop_timer(app->loop, 1000, 1000, on_tick, app);
-	if (o->ticks >= 0)
-		while (app->tick < o->ticks)
-			loop_once(app->loop, -1);
-	else
-		loop_run(app->loop);
-	loop_free(app->loop);
-	app->loop = NULL;
+	if (o->ticks == 0)
+		return 0;
+	struct live lv = {app, o->ticks};
+
+	clock_subscribe(app, print_summary, &lv);
+	clock_run(app, 1000);
+	clock_unsubscribe(app, print_summary, &lv);
 	return 0;
 }
 

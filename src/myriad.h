@@ -14,23 +14,29 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bus.h"
+#include "clock.h"
 #include "loop.h"
 #include "model.h"
 
-#define MYRIAD_ABI 1
+#define MYRIAD_ABI 2
 #define MYRIAD_VERSION "0.1.0"
 
 struct myriad;
 struct source;
 struct backend;
+struct backend_ops;
+
+#define SOURCE_OWNS_TIME 0x1   /* its tick sets app->tick and app->now (a replay) */
 
 struct source_ops {
 	const char *name;
 	int abi;                                  /* MYRIAD_ABI */
+	int flags;                                /* SOURCE_* */
 	/* Create and start from an argument string ("gpus=2048,seed=7" for sim). */
 	int (*start)(struct source *src, const char *args, char **err);
-	/* Once per tick, before the bus is flushed; now is cluster time. */
-	void (*tick)(struct source *src, int64_t now);
+	/* Once per tick, before the bus is flushed; now is cluster time. A
+	 * source that owns time returns -1 when it has no tick left. */
+	int (*tick)(struct source *src, int64_t now);
 	void (*stop)(struct source *src);
 };
 
@@ -40,17 +46,8 @@ struct source {
 	void *priv;
 };
 
-struct backend_ops {
-	const char *name;
-	int abi;
-	int (*drain)(struct backend *b, int32_t node, const char *reason, const char *who, char *err, size_t errlen);
-	int (*resume)(struct backend *b, int32_t node, char *err, size_t errlen);
-	int (*requeue)(struct backend *b, uint32_t job, const int32_t *exclude, int nexclude, char *err, size_t errlen);
-	int (*signal)(struct backend *b, uint32_t job, int sig, char *err, size_t errlen);
-};
-
 struct backend {
-	const struct backend_ops *ops;
+	const struct backend_ops *ops;   /* src/action/backend.h */
 	struct myriad *app;
 	void *priv;
 };
@@ -58,7 +55,8 @@ struct backend {
 struct myriad {
 	struct model model;
 	struct bus bus;
-	struct loop *loop;            /* NULL in headless batch runs */
+	struct loop *loop;            /* the one event loop, for the whole run */
+	struct clock clock;           /* who makes the next tick (clock.h) */
 	struct source *sources[16];
 	int nsources;
 	struct backend *backend;      /* where actions go; NULL = none */
@@ -101,8 +99,10 @@ void app_init(struct myriad *app);
 void app_free(struct myriad *app);
 /* Starts a source of class name with args; 0, or -1 with *err. */
 int app_add_source(struct myriad *app, const char *name, const char *args, char **err);
-/* One tick: EV_TICK, every source's tick, then the bus is flushed. */
-void app_tick(struct myriad *app);
+/* One tick: EV_TICK, every source's tick, then the bus is flushed (or the
+ * tick of the source that owns time). -1 when that source has no tick left.
+ * Callers go through the clock (clock.h), which also tells subscribers. */
+int app_tick(struct myriad *app);
 /* Emit an event stamped with the current cluster time and source. */
 void app_emit(struct myriad *app, struct event *ev);
 

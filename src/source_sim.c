@@ -11,6 +11,7 @@
 #include "myriad.h"
 #include "stream.h"
 #include "sim/sim.h"
+#include "action/backend.h"
 
 struct sim_source {
 	struct sim *sim;
@@ -99,22 +100,19 @@ static int sim_start(struct source *src, const char *args, char **err)
 	sim_print_service(ss->sim, SIM_SINFO, &sink);
 	sim_print_service(ss->sim, SIM_SQUEUE, &sink);
 	sim_print_service(ss->sim, SIM_FACILITY, &sink);
-	if (!app->backend) {
-		app->backend = xcalloc(1, sizeof *app->backend);
-		app->backend->ops = &sim_backend_ops;
-		app->backend->app = app;
-		app->backend->priv = ss->sim;
-	}
+	if (!app->backend)
+		backend_install(app, &sim_backend_ops, ss->sim);
 	return 0;
 }
 
-static void sim_tick_fn(struct source *src, int64_t now)
+static int sim_tick_fn(struct source *src, int64_t now)
 {
 	struct sim_source *ss = src->priv;
 	struct sim_sink sink = {ss, sink_text};
 
 	ss->now = now;
 	sim_step(ss->sim, &sink);
+	return 0;
 }
 
 static void sim_stop(struct source *src)
@@ -153,31 +151,81 @@ struct sim *app_sim(struct myriad *app)
 	return NULL;
 }
 
-static int be_drain(struct backend *b, int32_t node, const char *reason, const char *who, char *err, size_t errlen)
+/* ---- the backend: the simulator's scheduler, answered at once ---- */
+
+static void note(struct sbuf *errs, const char *who, const char *err)
 {
-	return sim_drain(b->priv, node, reason, who, err, errlen);
+	sbuf_printf(errs, "%s%s: %s", errs->len ? "; " : "", who, err[0] ? err : "failed");
 }
 
-static int be_resume(struct backend *b, int32_t node, char *err, size_t errlen)
+static int32_t act_on_nodes(struct backend *b, const struct backend_call *call, struct sbuf *errs)
 {
-	return sim_resume(b->priv, node, err, errlen);
+	const struct model *m = &b->app->model;
+	int32_t failed = 0;
+	char err[256];
+
+	for (int32_t i = 0; i < call->nnodes; i++) {
+		int32_t n = call->nodes[i];
+		int rc;
+
+		err[0] = '\0';
+		rc = call->verb == BV_DRAIN ? sim_drain(b->priv, n, call->reason, call->who, err, sizeof err)
+					    : sim_resume(b->priv, n, err, sizeof err);
+		if (rc < 0) {
+			failed++;
+			note(errs, n >= 0 && n < m->nnodes ? m->nodes[n].name : "?", err);
+		}
+	}
+	return failed;
 }
 
-static int be_requeue(struct backend *b, uint32_t job, const int32_t *exclude, int nexclude, char *err, size_t errlen)
+static void be_send(struct backend *b, struct backend_call *call)
 {
-	return sim_requeue(b->priv, job, exclude, nexclude, err, errlen);
+	struct sbuf errs = {0};
+	int32_t failed = 0, targets = 1;
+	char err[256] = "", job[16];
+
+	snprintf(job, sizeof job, "%u", call->job);
+	switch (call->verb) {
+	case BV_DRAIN:
+	case BV_RESUME:
+		targets = call->nnodes;
+		failed = act_on_nodes(b, call, &errs);
+		break;
+	case BV_REQUEUE:
+		if (sim_requeue(b->priv, call->job, call->nodes, call->nnodes, err, sizeof err) < 0)
+			failed = 1, note(&errs, job, err);
+		break;
+	case BV_SIGNAL:
+		if (sim_signal(b->priv, call->job, call->sig, err, sizeof err) < 0)
+			failed = 1, note(&errs, job, err);
+		break;
+	}
+	backend_reply(call, !failed ? BS_DONE : failed < targets ? BS_PARTIAL : BS_FAILED, failed,
+		      errs.s ? errs.s : "");
+	sbuf_free(&errs);
 }
 
-static int be_signal(struct backend *b, uint32_t job, int sig, char *err, size_t errlen)
+static void be_describe(struct backend *b, const struct backend_call *call, struct sbuf *out)
 {
-	return sim_signal(b->priv, job, sig, err, errlen);
+	static const char *const verbs[] = {"drain", "resume", "requeue", "signal"};
+
+	(void)b;
+	sbuf_printf(out, "%s %s", verbs[call->verb], call->verb <= BV_RESUME ? call->nodeset : "");
+	if (call->verb >= BV_REQUEUE)
+		sbuf_printf(out, "%u", call->job);
+	if (call->verb == BV_REQUEUE && call->nnodes)
+		sbuf_printf(out, " excluding %s", call->nodeset);
+	if (call->verb == BV_SIGNAL)
+		sbuf_printf(out, " signal %d", call->sig);
+	if (call->verb == BV_DRAIN)
+		sbuf_printf(out, " reason %s", call->reason);
+	sbuf_addc(out, '\n');
 }
 
 const struct backend_ops sim_backend_ops = {
 	.name = "sim",
 	.abi = MYRIAD_ABI,
-	.drain = be_drain,
-	.resume = be_resume,
-	.requeue = be_requeue,
-	.signal = be_signal,
+	.send = be_send,
+	.describe = be_describe,
 };

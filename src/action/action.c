@@ -1,34 +1,13 @@
 /*
- * action.c - the action engine (see action.h): audit events for every phase,
- * the guards in a fixed order, the blast-radius window, confirmation through
- * the console, and the calls into app->backend.
+ * action.c - the action engine (see action.h): the guards in a fixed order,
+ * the blast-radius window, held actions and their continuation, calls to
+ * the backend with a deadline each, and an audit event for every phase.
+ * The records of held, sent and recently finished actions are in record.c.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include "action.h"
-#include "../ui/ui.h"
-
-struct touch {                     /* one sent action in the window */
-	int64_t time;
-	int32_t nodes, gpus;
-};
-
-struct pending {                   /* an action waiting for the operator */
-	struct myriad *app;
-	struct action a;
-	uint32_t id;
-	int32_t *nodes;
-	char *strs[7];
-	struct pending *next;
-};
-
-struct engine {
-	uint32_t next_id;
-	struct action_limits lim;
-	struct touch *t;
-	int nt, ct;
-	struct pending *pending;
-};
+#include "action_int.h"
 
 static const char *const kind_names[AK_COUNT] = {
 	"node drain", "node resume", "job requeue", "job checkpoint", "fault ack",
@@ -41,19 +20,22 @@ const char *action_kind_name(enum action_kind k)
 
 const char *action_status_name(enum action_status s)
 {
-	static const char *const names[] = {"done", "partial", "failed", "dry-run", "refused", "pending"};
+	static const char *const names[] = {"done", "partial", "failed", "timed-out", "dry-run", "refused",
+					    "confirm", "sent"};
 
-	return s <= AS_PENDING ? names[s] : "?";
+	return s <= AS_SENT ? names[s] : "?";
 }
 
-static struct engine *engine(struct myriad *app)
+struct engine *engine_of(struct myriad *app)
 {
 	struct engine *e = app->actions;
 
 	if (!e) {
 		e = xcalloc(1, sizeof *e);
+		e->app = app;
 		e->next_id = 1;
-		e->lim = (struct action_limits){ACTION_DEFAULT_NODES, ACTION_DEFAULT_GPUS, ACTION_DEFAULT_WINDOW};
+		e->lim = (struct action_limits){ACTION_DEFAULT_NODES, ACTION_DEFAULT_GPUS, ACTION_DEFAULT_WINDOW,
+						ACTION_DEFAULT_TIMEOUT};
 		app->actions = e;
 	}
 	return e;
@@ -61,13 +43,15 @@ static struct engine *engine(struct myriad *app)
 
 void action_get_limits(struct myriad *app, struct action_limits *l)
 {
-	*l = engine(app)->lim;
+	*l = engine_of(app)->lim;
 }
 
 void action_set_limits(struct myriad *app, const struct action_limits *l)
 {
-	engine(app)->lim = *l;
+	engine_of(app)->lim = *l;
 }
+
+/* ---- the blast-radius window ---- */
 
 static void prune(struct engine *e, int64_t now)
 {
@@ -81,7 +65,7 @@ static void prune(struct engine *e, int64_t now)
 
 void action_window(struct myriad *app, int32_t *nodes, int32_t *gpus)
 {
-	struct engine *e = engine(app);
+	struct engine *e = engine_of(app);
 
 	prune(e, app->now);
 	*nodes = *gpus = 0;
@@ -102,31 +86,6 @@ static void remember(struct engine *e, int64_t now, int32_t nodes, int32_t gpus)
 	e->t[e->nt++] = (struct touch){now, nodes, gpus};
 }
 
-static void free_pending(struct pending *p)
-{
-	for (unsigned i = 0; i < ARRAY_LEN(p->strs); i++)
-		free(p->strs[i]);
-	free(p->nodes);
-	free(p);
-}
-
-void action_free(struct myriad *app)
-{
-	struct engine *e = app->actions;
-
-	if (!e)
-		return;
-	while (e->pending) {
-		struct pending *p = e->pending;
-
-		e->pending = p->next;
-		free_pending(p);
-	}
-	free(e->t);
-	free(e);
-	app->actions = NULL;
-}
-
 const char *action_check_reason(const char *r)
 {
 	if (!r || !*r)
@@ -144,8 +103,8 @@ const char *action_check_reason(const char *r)
 
 /* ---- audit events ---- */
 
-static void emit(struct myriad *app, const struct action *a, uint32_t id, int phase, int ok, int dry,
-		 const char *detail)
+void act_emit(struct myriad *app, const struct action *a, uint32_t id, int phase, int ok, int dry,
+	      enum action_status status, const char *detail)
 {
 	struct event ev;
 
@@ -153,7 +112,8 @@ static void emit(struct myriad *app, const struct action *a, uint32_t id, int ph
 	ev.type = EV_ACTION;
 	ev.source = a->source ? a->source : "tcl";
 	ev.u.action = (struct ev_action){id, phase, ok, dry, action_kind_name(a->kind), a->target ? a->target : "",
-					 a->args ? a->args : "", a->who ? a->who : "", detail ? detail : ""};
+					 a->args ? a->args : "", a->who ? a->who : "", detail ? detail : "",
+					 action_status_name(status)};
 	app_emit(app, &ev);
 	if (!app->bus.flushing)
 		bus_flush(&app->bus);
@@ -172,11 +132,26 @@ static int refuse(struct myriad *app, const struct action *a, struct action_outc
 	va_end(ap);
 	out->status = AS_REFUSED;
 	out->why = why;
-	emit(app, a, out->id, ACT_DECIDED, 0, 0, out->detail);
+	act_emit(app, a, out->id, ACT_DECIDED, 0, 0, AS_REFUSED, out->detail);
 	return -1;
 }
 
 /* ---- what an action touches ---- */
+
+static int32_t node_gpus(const struct model *m, int32_t node)
+{
+	if (node < 0 || node >= m->nnodes)
+		return 0;
+	return m->nodes[node].gpus > 0 ? m->nodes[node].gpus : m->gpus_per_node;
+}
+
+/* A checkpoint signal (USR1, USR2, CONT) asks a job to save its work and
+ * leaves it running: it takes nothing out of service, so it does not count
+ * towards the blast radius. Any other signal may end the job: it counts. */
+static int harmless_signal(int sig)
+{
+	return sig == SIGUSR1 || sig == SIGUSR2 || sig == SIGCONT;
+}
 
 static void measure(struct myriad *app, const struct action *a, struct action_outcome *out)
 {
@@ -189,14 +164,13 @@ static void measure(struct myriad *app, const struct action *a, struct action_ou
 	case AK_RESUME:
 		out->nodes = a->nnodes;
 		for (int32_t i = 0; i < a->nnodes; i++)
-			if (a->nodes[i] >= 0 && a->nodes[i] < m->nnodes)
-				out->gpus += m->nodes[a->nodes[i]].gpus ? m->nodes[a->nodes[i]].gpus : m->gpus_per_node;
+			out->gpus += node_gpus(m, a->nodes[i]);
 		break;
 	case AK_REQUEUE:
 	case AK_SIGNAL:
-		if ((j = model_job(m, a->job))) {
+		if ((j = model_job(m, a->job)) && !(a->kind == AK_SIGNAL && harmless_signal(a->sig))) {
 			out->nodes = j->nnodes;
-			out->gpus = j->gpus;
+			out->gpus = j->gpus >= 0 ? j->gpus : j->nnodes * m->gpus_per_node;   /* unknown: all */
 		}
 		break;
 	default:
@@ -206,7 +180,7 @@ static void measure(struct myriad *app, const struct action *a, struct action_ou
 
 static int over_limit(struct myriad *app, const struct action_outcome *out, char *why, size_t n)
 {
-	struct engine *e = engine(app);
+	struct engine *e = engine_of(app);
 	int32_t wn, wg;
 
 	action_window(app, &wn, &wg);
@@ -218,82 +192,6 @@ static int over_limit(struct myriad *app, const struct action_outcome *out, char
 		return 1;
 	}
 	return 0;
-}
-
-/* ---- sending ---- */
-
-static void note_error(struct action_outcome *out, const char *target, const char *err)
-{
-	size_t len = strlen(out->detail);
-
-	out->failed++;
-	if (len < sizeof out->detail - 1)
-		snprintf(out->detail + len, sizeof out->detail - len, "%s%s: %s", len ? "; " : "", target, err);
-}
-
-static void send_nodes(struct myriad *app, const struct action *a, struct action_outcome *out)
-{
-	struct backend *b = app->backend;
-	char err[256];
-
-	for (int32_t i = 0; i < a->nnodes; i++) {
-		int rc;
-
-		err[0] = '\0';
-		out->sent++;
-		if (a->kind == AK_DRAIN)
-			rc = b->ops->drain(b, a->nodes[i], a->reason, a->who, err, sizeof err);
-		else
-			rc = b->ops->resume(b, a->nodes[i], err, sizeof err);
-		if (rc < 0) {
-			const char *name = a->nodes[i] >= 0 && a->nodes[i] < app->model.nnodes
-				? app->model.nodes[a->nodes[i]].name : "?";
-
-			note_error(out, name, err[0] ? err : "failed");
-		}
-	}
-}
-
-static void send_ack(struct myriad *app, const struct action *a, struct action_outcome *out)
-{
-	struct event ev;
-
-	memset(&ev, 0, sizeof ev);
-	ev.type = EV_FAULT_ACK;
-	ev.source = a->source ? a->source : "tcl";
-	ev.u.fault_ack = (struct ev_fault_ack){a->fault, a->who ? a->who : "", a->note ? a->note : ""};
-	app_emit(app, &ev);
-	out->sent = 1;
-}
-
-static void send(struct myriad *app, const struct action *a, struct action_outcome *out)
-{
-	struct backend *b = app->backend;
-	char err[256] = "", target[32];
-
-	out->detail[0] = '\0';
-	snprintf(target, sizeof target, "%u", a->kind == AK_ACK ? a->fault : a->job);
-	switch (a->kind) {
-	case AK_DRAIN:
-	case AK_RESUME:
-		send_nodes(app, a, out);
-		return;
-	case AK_ACK:
-		send_ack(app, a, out);
-		return;
-	case AK_REQUEUE:
-		out->sent = 1;
-		if (b->ops->requeue(b, a->job, a->nodes, a->nnodes, err, sizeof err) < 0)
-			note_error(out, target, err[0] ? err : "failed");
-		return;
-	case AK_SIGNAL:
-		out->sent = 1;
-		if (b->ops->signal(b, a->job, a->sig, err, sizeof err) < 0)
-			note_error(out, target, err[0] ? err : "failed");
-		return;
-	default:
-		return;
-	}
 }
 
 static int input_error(struct myriad *app, const struct action *a, struct action_outcome *out)
@@ -315,96 +213,133 @@ static int input_error(struct myriad *app, const struct action *a, struct action
 	return 0;
 }
 
-static void confirmed(void *ctx, int yes);
+/* ---- sending ---- */
 
-static int ask(struct myriad *app, const struct action *a, struct action_outcome *out, const char *why)
+static void ack_fault(struct myriad *app, const struct action *a)
 {
-	struct pending *p = xcalloc(1, sizeof *p);
-	struct engine *e = engine(app);
-	char *err = NULL, *text;
-	const char **fields[] = {&p->a.source, &p->a.who, &p->a.reason, &p->a.note, &p->a.target, &p->a.args,
-				 &p->a.force_reason};
+	struct event ev;
 
-	p->app = app;
-	p->a = *a;
-	p->id = out->id;
-	for (unsigned i = 0; i < ARRAY_LEN(fields); i++)
-		if (*fields[i])
-			*fields[i] = p->strs[i] = xstrdup(*fields[i]);
-	if (a->nnodes) {
-		p->nodes = xmalloc(sizeof *p->nodes * (size_t)a->nnodes);
-		memcpy(p->nodes, a->nodes, sizeof *p->nodes * (size_t)a->nnodes);
-		p->a.nodes = p->nodes;
+	memset(&ev, 0, sizeof ev);
+	ev.type = EV_FAULT_ACK;
+	ev.source = a->source ? a->source : "tcl";
+	ev.u.fault_ack = (struct ev_fault_ack){a->fault, a->who ? a->who : "", a->note ? a->note : ""};
+	app_emit(app, &ev);
+}
+
+/* The backend's commands for a (dry-run and the audit's "sent" phase). */
+static void describe(struct myriad *app, struct act *r, struct sbuf *out)
+{
+	struct backend *b = app->backend;
+
+	sbuf_printf(out, "%s", b->ops->name);
+	if (b->ops->describe) {
+		size_t at = out->len;
+
+		sbuf_adds(out, ": ");
+		b->ops->describe(b, &r->call, out);
+		while (out->len > at && out->s[out->len - 1] == '\n')
+			out->s[--out->len] = '\0';
+		for (size_t i = at; i < out->len; i++)
+			if (out->s[i] == '\n')
+				out->s[i] = ';';
 	}
-	text = xasprintf("%s %s: %s. Go ahead?", action_kind_name(a->kind), a->target ? a->target : "", why);
-	p->next = e->pending;
-	e->pending = p;
-	if (ui_confirm(app, text, confirmed, p, &err) < 0) {
-		e->pending = p->next;
-		free_pending(p);
-		free(text);
-		refuse(app, a, out, AW_GUARD, "%s; and the console cannot ask (%s)", why, err ? err : "?");
-		free(err);
+}
+
+static void on_deadline(void *ctx, int64_t id)
+{
+	struct act *r = ctx;
+	struct myriad *app = r->e->app;
+	struct backend *b = app->backend;
+	char msg[160];
+
+	(void)id;
+	r->timer = 0;
+	if (b && b->ops->cancel)
+		b->ops->cancel(b, &r->call);
+	snprintf(msg, sizeof msg, "no answer from %s after %lld s", b ? b->ops->name : "the backend",
+		 (long long)((mono_us() - r->sent_mono + US_PER_SEC / 2) / US_PER_SEC));
+	act_finish(r, AS_TIMEOUT, AW_TIMEOUT, r->out.nodes, msg);
+}
+
+/* Sends r; r->out is final afterwards when the backend answered at once. */
+static void send_call(struct myriad *app, struct act *r, const char *decision)
+{
+	struct engine *e = engine_of(app);
+	struct backend *b = app->backend;
+	struct sbuf d = {0};
+
+	act_emit(app, &r->a, r->out.id, ACT_DECIDED, 1, 0, AS_SENT, decision);
+	remember(e, app->now, r->out.nodes, r->out.gpus);
+	if (r->a.kind == AK_ACK) {
+		act_emit(app, &r->a, r->out.id, ACT_SENT, 1, 0, AS_SENT, "model");
+		ack_fault(app, &r->a);
+		act_finish(r, AS_DONE, AW_NONE, 0, "");
+		return;
+	}
+	describe(app, r, &d);
+	act_emit(app, &r->a, r->out.id, ACT_SENT, 1, 0, AS_SENT, d.s);
+	snprintf(r->out.detail, sizeof r->out.detail, "sent: %s", d.s);
+	sbuf_free(&d);
+	r->out.status = AS_SENT;
+	r->sent_mono = mono_us();
+	r->timer = loop_timer(app->loop, (e->lim.timeout_us + 999) / 1000, 0, on_deadline, r);
+	b->ops->send(b, &r->call);
+}
+
+static int execute(struct myriad *app, struct act *r, const char *decision)
+{
+	if (!app->backend && r->a.kind != AK_ACK) {
+		refuse(app, &r->a, &r->out, AW_NO_BACKEND, "no backend to send it to (a recording, or no scheduler)");
+		act_finish(r, AS_REFUSED, AW_NO_BACKEND, 0, NULL);
 		return -1;
 	}
-	free(text);
-	snprintf(out->detail, sizeof out->detail, "%s: waiting for the operator's confirmation", why);
-	out->status = AS_PENDING;
-	out->why = AW_GUARD;
-	emit(app, a, out->id, ACT_DECIDED, 0, 0, out->detail);
-	return -1;
+	send_call(app, r, decision);
+	return r->out.status == AS_FAILED || r->out.status == AS_TIMEOUT ? -1 : 0;
 }
 
-static int execute(struct myriad *app, const struct action *a, struct action_outcome *out, const char *decision)
+static int dry_run(struct myriad *app, const struct action *a, struct action_outcome *out, int over)
 {
-	struct engine *e = engine(app);
+	struct sbuf d = {0};
 
-	if (!app->backend && a->kind != AK_ACK)
-		return refuse(app, a, out, AW_NO_BACKEND, "no backend to send it to (a recording, or no scheduler)");
-	emit(app, a, out->id, ACT_DECIDED, 1, 0, decision);
-	remember(e, app->now, out->nodes, out->gpus);
-	emit(app, a, out->id, ACT_SENT, 1, 0, a->kind == AK_ACK ? "model" : app->backend->ops->name);
-	send(app, a, out);
-	out->status = !out->failed ? AS_DONE : out->failed < out->sent ? AS_PARTIAL : AS_FAILED;
-	out->why = out->failed ? AW_BACKEND : AW_NONE;
-	emit(app, a, out->id, ACT_RESULT, !out->failed, 0, out->failed ? out->detail : "ok");
-	return out->status == AS_FAILED ? -1 : 0;
+	if (app->backend && a->kind != AK_ACK) {
+		struct act *r = act_new(engine_of(app), a, out);
+
+		describe(app, r, &d);
+		act_free(r);
+	}
+	snprintf(out->detail, sizeof out->detail, "dry-run: %s %s would touch %d nodes (%d GPUs)%s%s%s%s%s",
+		 action_kind_name(a->kind), a->target ? a->target : "", out->nodes, out->gpus,
+		 over ? "; " : "", over ? (a->force ? "forced past the blast-radius guard" : "needs confirmation: over the blast-radius limit") : "",
+		 app->read_only ? "; read-only: it would be refused" : "", d.len ? "; would run " : "", d.len ? d.s : "");
+	sbuf_free(&d);
+	out->status = AS_DRY_RUN;
+	act_emit(app, a, out->id, ACT_DECIDED, 1, 1, AS_DRY_RUN, out->detail);
+	return 0;
 }
 
-static void confirmed(void *ctx, int yes)
+static int hold(struct myriad *app, const struct action *a, struct action_outcome *out, const char *why,
+		action_result_fn fn, void *ctx)
 {
-	struct pending *p = ctx, **pp;
-	struct myriad *app = p->app;
-	struct engine *e = engine(app);
-	struct action_outcome out;
+	struct act *r = act_new(engine_of(app), a, out);
 
-	for (pp = &e->pending; *pp && *pp != p; pp = &(*pp)->next)
-		;
-	if (!*pp)
-		return;   /* already gone */
-	*pp = p->next;
-	memset(&out, 0, sizeof out);
-	out.id = p->id;
-	measure(app, &p->a, &out);
-	if (!yes)
-		refuse(app, &p->a, &out, AW_GUARD, "declined by the operator");
-	else if (app->read_only)
-		refuse(app, &p->a, &out, AW_READ_ONLY, "read-only: acting commands are refused");
-	else
-		execute(app, &p->a, &out, "confirmed by the operator");
-	free_pending(p);
+	r->fn = fn;
+	r->ctx = ctx;
+	snprintf(out->detail, sizeof out->detail, "%s: needs confirmation", why);
+	out->status = r->out.status = AS_CONFIRM;
+	out->why = r->out.why = AW_GUARD;
+	snprintf(r->out.detail, sizeof r->out.detail, "%s", out->detail);
+	act_live(r);
+	act_emit(app, a, out->id, ACT_DECIDED, 0, 0, AS_CONFIRM, out->detail);
+	return 0;
 }
 
-int action_submit(struct myriad *app, const struct action *a, struct action_outcome *out)
+static int decide(struct myriad *app, const struct action *a, struct action_outcome *out, action_result_fn fn,
+		  void *ctx)
 {
-	struct engine *e = engine(app);
-	char why[256];
+	char why[256], decision[300];
 	int over;
+	struct act *r;
 
-	memset(out, 0, sizeof *out);
-	out->id = e->next_id++;
-	measure(app, a, out);
-	emit(app, a, out->id, ACT_REQUESTED, 1, a->dry_run || app->dry_run, "");
 	if (app->read_only && !a->dry_run && !app->dry_run)
 		return refuse(app, a, out, AW_READ_ONLY, "read-only: acting commands are refused (--read-only)");
 	if (a->source && !strcmp(a->source, "config"))
@@ -413,25 +348,52 @@ int action_submit(struct myriad *app, const struct action *a, struct action_outc
 	if (input_error(app, a, out))
 		return -1;
 	over = a->kind != AK_ACK && over_limit(app, out, why, sizeof why);
-	if (a->dry_run || app->dry_run) {
-		snprintf(out->detail, sizeof out->detail, "dry-run: %s %s would touch %d nodes (%d GPUs)%s%s%s",
-			 action_kind_name(a->kind), a->target ? a->target : "", out->nodes, out->gpus,
-			 over ? "; " : "", over ? (a->force ? "forced past the blast-radius guard" : "needs confirmation: over the blast-radius limit") : "",
-			 app->read_only ? "; read-only: it would be refused" : "");
-		out->status = AS_DRY_RUN;
-		emit(app, a, out->id, ACT_DECIDED, 1, 1, out->detail);
+	if (a->dry_run || app->dry_run)
+		return dry_run(app, a, out, over);
+	if (over && !a->force)
+		return hold(app, a, out, why, fn, ctx);
+	if (over)
+		snprintf(decision, sizeof decision, "forced past the blast-radius guard: %s", a->force_reason);
+	else
+		snprintf(decision, sizeof decision, "%s", a->force ? "allowed (-force)" : "allowed");
+	r = act_new(engine_of(app), a, out);
+	r->fn = fn;
+	r->ctx = ctx;
+	act_live(r);
+	r->in_submit = 1;   /* what ends now is told through out, not fn */
+	int rc = execute(app, r, decision);
+
+	r->in_submit = 0;
+	*out = r->out;
+	return rc;
+}
+
+int action_submit(struct myriad *app, const struct action *a, struct action_outcome *out,
+		  action_result_fn fn, void *ctx)
+{
+	struct engine *e = engine_of(app);
+
+	memset(out, 0, sizeof *out);
+	out->id = e->next_id++;
+	measure(app, a, out);
+	act_emit(app, a, out->id, ACT_REQUESTED, 1, a->dry_run || app->dry_run, AS_SENT, "");
+	return decide(app, a, out, fn, ctx);
+}
+
+int action_confirm(struct myriad *app, uint32_t id, int yes, const char *why)
+{
+	struct act *r = act_find(engine_of(app), id);
+
+	if (!r || r->out.status != AS_CONFIRM)
+		return -1;
+	measure(app, &r->a, &r->out);
+	if (!yes || app->read_only) {
+		refuse(app, &r->a, &r->out, !yes ? AW_GUARD : AW_READ_ONLY, "%s",
+		       !yes ? (why && *why ? why : "declined by the operator")
+			    : "read-only: acting commands are refused");
+		act_finish(r, AS_REFUSED, r->out.why, 0, NULL);
 		return 0;
 	}
-	if (over && !a->force) {
-		if (app->console && app->loop)
-			return ask(app, a, out, why);
-		return refuse(app, a, out, AW_GUARD, "%s: confirm in the console, or give -force -reason TEXT", why);
-	}
-	if (over) {
-		char decision[300];
-
-		snprintf(decision, sizeof decision, "forced past the blast-radius guard: %s", a->force_reason);
-		return execute(app, a, out, decision);
-	}
-	return execute(app, a, out, a->force ? "allowed (-force)" : "allowed");
+	execute(app, r, "confirmed by the operator");
+	return 0;
 }

@@ -2,26 +2,32 @@
  * action.h - the action engine: the one way anything acts on the cluster.
  *
  * Every acting command (from the `:` line, a key, a hook, a runbook) builds a
- * struct action and calls action_submit. The engine emits EV_ACTION events for
- * each phase (requested, decided, sent, result) so the recorder audits them,
- * applies the guards in order, and reaches the scheduler only through
- * app->backend:
+ * struct action and calls action_submit. The engine emits an EV_ACTION event
+ * for each phase (requested, decided, sent, result) so the recorder audits
+ * them, applies the guards in order, and reaches the scheduler only through
+ * app->backend (backend.h):
  *
  *   1. read-only (--read-only): every acting command is refused (a dry
  *      run, which sends nothing, still says what would happen: runbook
  *      regression on a recording is a read-only dry run);
  *   2. configuration: the configuration file itself may not act;
- *   3. input: a drain needs a reason in the convention of domain.md section 8
- *      (at most 64 characters, no commas or control characters);
- *   4. dry-run (--dry-run or -dry-run): decided, nothing sent, the outcome
- *      says what would happen;
+ *   3. input: a drain needs a reason (at most 64 characters, no commas or
+ *      control characters: Slurm shows it in sinfo);
+ *   4. dry-run (--dry-run or -dry-run): decided, nothing sent; the outcome
+ *      says what would happen and which commands the backend would run;
  *   5. blast radius: when the nodes or GPUs touched by actions in the last
- *      window (cluster time) would exceed the limits, the action stops and
- *      needs confirmation: asked with ui_confirm in the console (the action
- *      runs when the operator says yes), or `-force -reason TEXT`;
+ *      window (cluster time) would exceed the limits, the action is held
+ *      and needs confirmation: the outcome is AS_CONFIRM and whoever
+ *      submitted it decides with action_confirm() (the console asks the
+ *      operator, as tmux's confirm-before does; a batch run declines), or
+ *      the action says `-force -reason TEXT`;
  *   6. backend: none (a recording) is "could not reach".
  *
- * Results come back as events: a drain shows in the next sinfo poll.
+ * The engine never calls the screen. A sent action is pending until the
+ * backend answers or its deadline passes; it then ends as done, partial,
+ * failed (with the scheduler's own message) or timed out, reported through
+ * the submitter's callback and the result event. The effect itself comes
+ * back from the scheduler: a drain shows in the model when sinfo says so.
  */
 #ifndef MYRIAD_ACTION_H
 #define MYRIAD_ACTION_H
@@ -50,43 +56,86 @@ struct action {
 };
 
 enum action_status {
-	AS_DONE,      /* sent, the backend accepted all of it */
-	AS_PARTIAL,   /* sent, some targets failed */
-	AS_FAILED,    /* sent, nothing accepted */
+	AS_DONE,      /* the backend did all of it */
+	AS_PARTIAL,   /* some targets failed */
+	AS_FAILED,    /* nothing was done: the scheduler's message says why */
+	AS_TIMEOUT,   /* no answer before the deadline */
 	AS_DRY_RUN,   /* decided, not sent */
 	AS_REFUSED,   /* a guard said no */
-	AS_PENDING    /* waiting for the operator's confirmation */
+	AS_CONFIRM,   /* held: needs the operator's confirmation (action_confirm) */
+	AS_SENT       /* sent: waiting for the backend's answer */
 };
+#define AS_FINAL(s) ((s) <= AS_REFUSED)
 /* Why a refusal or failure happened: maps to exit status and errorCode. */
-enum action_why { AW_NONE, AW_READ_ONLY, AW_CONFIG, AW_INPUT, AW_GUARD, AW_NO_BACKEND, AW_BACKEND };
+enum action_why {
+	AW_NONE, AW_READ_ONLY, AW_CONFIG, AW_INPUT, AW_GUARD, AW_NO_BACKEND,
+	AW_BACKEND,       /* the scheduler refused or failed it */
+	AW_TIMEOUT,       /* no answer in time */
+	AW_UNREACHABLE    /* the scheduler could not be reached (head node down) */
+};
 
 struct action_outcome {
 	uint32_t id;               /* audit id, the same in every phase's event */
 	enum action_status status;
 	enum action_why why;
 	int32_t nodes, gpus;       /* what it touches */
-	int32_t sent, failed;      /* backend calls made, and those that failed */
-	char detail[512];          /* the guard decision or the errors */
+	int32_t failed;            /* targets that failed */
+	char detail[512];          /* the guard decision, the commands, or the errors */
 };
 
 struct action_limits {
 	int32_t nodes, gpus;       /* per window; 0 = no limit */
 	int64_t window_us;         /* cluster time */
+	int64_t timeout_us;        /* how long a backend call may take (wall time) */
 };
 #define ACTION_DEFAULT_NODES 64
 #define ACTION_DEFAULT_GPUS 512
 #define ACTION_DEFAULT_WINDOW (60 * US_PER_SEC)
+#define ACTION_DEFAULT_TIMEOUT (20 * US_PER_SEC)
+
+/* Told once when a submitted action reaches its final status. */
+typedef void (*action_result_fn)(void *ctx, const struct action_outcome *out);
 
 const char *action_kind_name(enum action_kind k);    /* "node drain" */
-const char *action_status_name(enum action_status s); /* "done", "dry-run" */
-/* Runs a through the guards and the backend; fills out. Returns 0 when the
- * action was done or dry-run (also partially), -1 otherwise. */
-int action_submit(struct myriad *app, const struct action *a, struct action_outcome *out);
+const char *action_status_name(enum action_status s); /* "done", "timed-out", "sent" */
+/* Runs a through the guards and, if they allow it, sends it to the backend.
+ * out says where it stands when this returns: final, AS_CONFIRM (held until
+ * action_confirm) or AS_SENT (fn tells the end). fn may be NULL; it is not
+ * called for a status that is already final here. Returns 0 when the action
+ * was done, dry-run, held or sent; -1 when it was refused or failed. */
+int action_submit(struct myriad *app, const struct action *a, struct action_outcome *out,
+		  action_result_fn fn, void *ctx);
+/* Continues (yes) or declines (why says so) an action held for
+ * confirmation. -1 if id is not held. The end comes through its fn. */
+int action_confirm(struct myriad *app, uint32_t id, int yes, const char *why);
+/* The submitter of id is gone: its fn is not called any more. */
+void action_detach(struct myriad *app, uint32_t id);
+/* Waits, letting the loop run, until id is final or `until` (mono us).
+ * Fills out with where it stands. 0 when final. (Batch runs.) */
+int action_wait(struct myriad *app, uint32_t id, int64_t until, struct action_outcome *out);
+
+/* Actions the engine knows: the held and sent ones, then the last finished. */
+struct action_info {
+	uint32_t id;
+	enum action_kind kind;
+	enum action_status status;
+	char target[64];
+	const char *source, *who;
+	int64_t submitted;         /* cluster time */
+	int64_t age_us;            /* wall time since it was sent (sent ones) */
+	const char *detail;
+};
+/* Calls fn for each (pending first); all = 0: only held and sent ones. */
+void action_each(struct myriad *app, int all, void (*fn)(void *ctx, const struct action_info *i), void *ctx);
+/* Held and sent actions right now. */
+int action_pending(struct myriad *app);
+
 void action_get_limits(struct myriad *app, struct action_limits *l);
 void action_set_limits(struct myriad *app, const struct action_limits *l);
 /* Nodes and GPUs counted in the current window. */
 void action_window(struct myriad *app, int32_t *nodes, int32_t *gpus);
-/* Frees the engine's state (and any action still waiting for confirmation). */
+/* Frees the engine's state; actions still pending end as timed out (their
+ * callbacks are told). */
 void action_free(struct myriad *app);
 /* Checks a drain reason: NULL if fine, else why not (static text). */
 const char *action_check_reason(const char *reason);

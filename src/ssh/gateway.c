@@ -27,7 +27,7 @@
 struct ssh_link {
 	struct ssh_link *next;     /* on the gateway's list */
 	struct ssh_host *gw, *node;
-	struct ssh_pool *pool;     /* its loop may change (pool_set_loop) or go (pool_forget_loop) */
+	struct ssh_pool *pool;
 	ssh_channel ch;
 	struct ssh_channel_callbacks_struct cb;
 	int fd;                    /* our end of the node session's socket, -1 before the channel opens */
@@ -60,7 +60,7 @@ static void link_die(struct ssh_link *k, const char *why)
 	flag(k);   /* to be reaped */
 	snprintf(k->why, sizeof k->why, "%s", why);
 	if (k->fd >= 0) {
-		if (k->watched && k->pool->loop)
+		if (k->watched)
 			loop_unwatch(k->pool->loop, k->fd, k);
 		close(k->fd);   /* the node's session sees the end of its connection */
 		k->fd = -1;
@@ -173,7 +173,7 @@ static void link_watch(struct ssh_link *k)
 {
 	int want = 0;
 
-	if (k->fd < 0 || k->dead || !k->pool->loop)
+	if (k->fd < 0 || k->dead)
 		return;
 	if (k->up_off == k->up_len)
 		want |= LOOP_READ;
@@ -435,20 +435,5 @@ void gateway_down(struct ssh_host *gw, const char *why)
 		k->gw = NULL;
 		if (!k->node)
 			link_free(k);
-	}
-}
-
-/* The pool leaves its loop (loop_alive: unregister there first) or comes
- * to a new one (watch = 1). */
-void gateway_rewatch(struct ssh_host *gw, int watch, int loop_alive)
-{
-	for (struct ssh_link *k = gw->links; k; k = k->next) {
-		if (watch) {
-			link_watch(k);
-			continue;
-		}
-		if (k->watched && loop_alive && k->pool->loop)
-			loop_unwatch(k->pool->loop, k->fd, k);
-		k->watched = 0;
 	}
 }

@@ -635,40 +635,6 @@ void pool_free(struct ssh_pool *p)
 	free(p);
 }
 
-void pool_set_loop(struct ssh_pool *p, struct loop *l)
-{
-	if (l == p->loop)
-		return;
-	loop_timer_cancel(p->loop, p->timer);
-	for (int i = 0; i < p->nhosts; i++) {
-		struct ssh_host *h = p->hosts[i];
-
-		if (h->watched)
-			loop_unwatch(p->loop, h->fd, h);
-		h->watched = 0;
-		if (h->gateway)
-			gateway_rewatch(h, 0, 1);
-	}
-	p->loop = l;
-	p->timer = loop_timer(l, 0, TIMER_MS, on_timer, p);
-	for (int i = 0; i < p->nhosts; i++) {
-		if (p->hosts[i]->s)
-			host_watch(p->hosts[i]);
-		if (p->hosts[i]->gateway)
-			gateway_rewatch(p->hosts[i], 1, 1);
-	}
-}
-
-void pool_forget_loop(struct ssh_pool *p)
-{
-	for (int i = 0; i < p->nhosts; i++) {
-		p->hosts[i]->watched = 0;
-		if (p->hosts[i]->gateway)
-			gateway_rewatch(p->hosts[i], 0, 0);
-	}
-	p->loop = NULL;
-}
-
 static struct ssh_host *new_host(struct ssh_pool *p, const struct inv_target *t, void *udata)
 {
 	struct ssh_host *h = xcalloc(1, sizeof *h);

@@ -50,10 +50,6 @@ void pool_free(struct ssh_pool *p);
 /* This pool's own connect timeout and handshakes in flight (0: the
  * inventory's), e.g. a fan-out's -t, without touching the console's pool. */
 void pool_set_limits(struct ssh_pool *p, int64_t connect_timeout_us, int handshakes);
-/* Moves every watch and timer to another loop (the console's, once it runs). */
-void pool_set_loop(struct ssh_pool *p, struct loop *l);
-/* The loop was freed under the pool (the console ended first): forget it. */
-void pool_forget_loop(struct ssh_pool *p);
 
 /* Adds a host; it connects as soon as the loop runs. udata is the caller's. */
 struct ssh_host *pool_add(struct ssh_pool *p, const struct inv_target *t, void *udata);

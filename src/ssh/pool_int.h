@@ -106,7 +106,6 @@ int gateway_link(struct ssh_host *node, struct ssh_host *gw);
 void gateway_unlink(struct ssh_host *node);    /* the node's session is gone */
 void gateway_pump(struct ssh_host *gw);        /* open, pump, reap links (outside libssh) */
 void gateway_down(struct ssh_host *gw, const char *why);
-void gateway_rewatch(struct ssh_host *gw, int watch, int loop_alive);   /* the pool changes loops */
 
 /* chan.c */
 void chan_pump(struct ssh_host *h);          /* opens, execs, reaps */

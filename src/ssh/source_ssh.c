@@ -10,10 +10,9 @@
  * minute so one bad node cannot disturb the others. Connection states become
  * EV_CONN events; data age is the model's node.last_sample.
  *
- * The source registers like the built-in "sim" one. It needs a loop: the
- * application's when it has one, else its own, pumped during each tick (a
- * headless run: --ticks T takes T seconds of real time), and handed over to
- * the application's loop as soon as that exists.
+ * The source registers like the built-in "sim" one and lives on the
+ * application's loop; between ticks the clock lets that loop run (clock.h),
+ * so a headless run's --ticks T takes T seconds of real time.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -74,12 +73,12 @@ struct ssh_source {
 	struct myriad *app;
 	struct inventory *inv;
 	struct ssh_pool *pool;
-	struct loop *loop, *own_loop;
+	struct loop *loop;
 	struct node_ctx *nodes;
 	int nnodes, nup, nstreaming;
 	struct svc_ctx *svcs;
 	int nsvcs;
-	int64_t timer, t0, last_tick, last_stats;
+	int64_t timer, t0, last_stats;
 	int stopping, logged_up, logged_streaming;
 	FILE *log;
 };
@@ -502,40 +501,16 @@ static int ssh_start(struct source *src, const char *args, char **err)
 	app->start = app->now = wall_us();
 	if (inv->nhosts)
 		announce(ss);
-	ss->loop = app->loop ? app->loop : (ss->own_loop = loop_new());
+	ss->loop = app->loop;
 	if (inv->log && !(ss->log = fopen(inv->log, "a")))
 		fprintf(stderr, "myriad: ssh -log %s: cannot open\n", inv->log);
-	ss->t0 = ss->last_tick = ss->last_stats = mono_us();
+	ss->t0 = ss->last_stats = mono_us();
 	ss->pool = pool_new(ss->loop, inv, &src_pool_ops, ss, 1, 0);
 	setup_nodes(ss);
 	setup_services(ss);
 	ss->timer = loop_timer(ss->loop, 200, 200, on_timer, ss);
 	source_log(ss, "started: %d hosts, %d services", ss->nnodes, ss->nsvcs);
 	return 0;
-}
-
-/* Headless: one tick is one second of the private loop. Once the
- * application has a loop, everything moves onto it. */
-static void ssh_tick(struct source *src, int64_t now)
-{
-	struct ssh_source *ss = src->priv;
-
-	(void)now;
-	if (ss->own_loop && ss->app->loop) {
-		loop_timer_cancel(ss->own_loop, ss->timer);
-		pool_set_loop(ss->pool, ss->app->loop);
-		ss->loop = ss->app->loop;
-		ss->timer = loop_timer(ss->loop, 200, 200, on_timer, ss);
-		loop_free(ss->own_loop);
-		ss->own_loop = NULL;
-	}
-	if (!ss->own_loop)
-		return;
-	int64_t until = ss->last_tick + US_PER_SEC, t;
-
-	while ((t = mono_us()) < until)
-		loop_once(ss->own_loop, (int)((until - t + 999) / 1000));
-	ss->last_tick = until;
 }
 
 static void ssh_stop(struct source *src)
@@ -545,11 +520,7 @@ static void ssh_stop(struct source *src)
 	if (!ss)
 		return;
 	ss->stopping = 1;
-	if (ss->own_loop || ss->app->loop == ss->loop) {
-		loop_timer_cancel(ss->loop, ss->timer);
-	} else {
-		pool_forget_loop(ss->pool);   /* the console freed its loop before the sources stop */
-	}
+	loop_timer_cancel(ss->loop, ss->timer);
 	pool_free(ss->pool);
 	for (int i = 0; i < ss->nnodes; i++)
 		for (int k = 0; k < PROBE_COUNT; k++)
@@ -559,8 +530,6 @@ static void ssh_stop(struct source *src)
 			stream_free(&ss->svcs[i].jobs[k].st);
 			sbuf_free(&ss->svcs[i].jobs[k].doc);
 		}
-	if (ss->own_loop)
-		loop_free(ss->own_loop);
 	if (ss->log)
 		fclose(ss->log);
 	free(ss->nodes);
@@ -573,7 +542,6 @@ const struct source_ops ssh_source_ops = {
 	.name = "ssh",
 	.abi = MYRIAD_ABI,
 	.start = ssh_start,
-	.tick = ssh_tick,
 	.stop = ssh_stop,
 };
 

@@ -35,6 +35,7 @@ static const char *const migrations[SCHEMA_VERSION] = {
 	      " time INTEGER NOT NULL, node INTEGER, gpu INTEGER, kind TEXT, code INTEGER, severity TEXT,"
 	      " text TEXT, action TEXT);"
 	      "CREATE INDEX faults_tick ON faults(tick);",
+	[2] = "ALTER TABLE actions ADD COLUMN status TEXT;",
 };
 
 char *db_errmsg(sqlite3 *db, const char *what)

@@ -95,6 +95,7 @@ static const struct field f_action[] = {
 	{"dry_run", F_I32, U(action.dry_run)}, {"verb", F_STR, U(action.verb)},
 	{"target", F_STR, U(action.target)}, {"args", F_STR, U(action.args)},
 	{"who", F_STR, U(action.who)}, {"detail", F_STR, U(action.detail)},
+	{"status", F_STR, U(action.status)},
 };
 static const struct field f_mark[] = {{"who", F_STR, U(mark.who)}, {"text", F_STR, U(mark.text)}};
 

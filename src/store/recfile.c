@@ -79,8 +79,8 @@ static int prepare(struct rec *r, char **err)
 		"DELETE FROM tail WHERE tick >= ? AND tick < ?",
 		"INSERT OR REPLACE INTO keyframes(tick, time, hash, static, data) VALUES(?,?,?,?,?)",
 		"INSERT OR IGNORE INTO kfstatic(digest, data) VALUES(?,?)",
-		"INSERT INTO actions(tick, time, action, phase, ok, dry_run, verb, target, args, who, detail, source)"
-		" VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+		"INSERT INTO actions(tick, time, action, phase, ok, dry_run, verb, target, args, who, detail, source,"
+		" status) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
 		"INSERT INTO faults(fault, tick, time, node, gpu, kind, code, severity, text, action) VALUES(?,?,?,?,?,?,?,?,?,?)",
 		"INSERT OR REPLACE INTO nodes(node, name, su, rack, gpus) VALUES(?,?,?,?,?)",
 	};

@@ -154,6 +154,7 @@ static void write_action(struct rec *r, const struct event *ev)
 	bind_text(st, 10, a->who);
 	bind_text(st, 11, a->detail);
 	bind_text(st, 12, ev->source);
+	bind_text(st, 13, a->status);
 	rec_step(r, st, "audit");
 }
 

@@ -23,13 +23,17 @@ struct replay {
 };
 
 static int replay_start(struct source *src, const char *args, char **err);
+static int replay_tick(struct source *src, int64_t now);
 static void replay_stop(struct source *src);
 
+/* The replay owns time: a tick is the recording's next group (stepped), or
+ * what is due at the playing speed (running, see clock.h). */
 static const struct source_ops replay_source_ops = {
 	.name = "replay",
 	.abi = MYRIAD_ABI,
+	.flags = SOURCE_OWNS_TIME,
 	.start = replay_start,
-	.tick = NULL,   /* the replay feeds the bus itself: see replay_pump */
+	.tick = replay_tick,
 	.stop = replay_stop,
 };
 
@@ -202,7 +206,7 @@ static void replay_stop(struct source *src)
 
 	if (!rp)
 		return;
-	if (rp->timer && rp->app->loop)
+	if (rp->timer)
 		loop_timer_cancel(rp->app->loop, rp->timer);
 	reader_close(&rp->rd);
 	free(rp);
@@ -283,7 +287,7 @@ void replay_play(struct myriad *app, double speed)
 	rp->speed = speed > 0 ? speed : 0;
 	rp->wall0 = mono_us();
 	rp->t0 = rp->have_pos ? rp->pos_time : rp->rd.start_time;
-	if (rp->speed > 0 && !rp->timer && app->loop)
+	if (rp->speed > 0 && !rp->timer && clock_is_running(app))
 		rp->timer = loop_timer(app->loop, 100, 100, on_timer, app);
 }
 
@@ -320,6 +324,25 @@ void replay_pump(struct myriad *app)
 			break;
 		}
 	}
+}
+
+static int replay_tick(struct source *src, int64_t now)
+{
+	struct myriad *app = src->app;
+	int64_t before = app->tick;
+	char *err = NULL;
+	int rc;
+
+	(void)now;
+	if (clock_is_running(app)) {
+		replay_pump(app);
+		return 0;
+	}
+	rc = replay_step(app, 1, &err);
+	if (rc < 0)
+		fprintf(stderr, "myriad: replay: %s\n", err);
+	free(err);
+	return rc < 0 || app->tick == before ? -1 : 0;
 }
 
 static int64_t tick_time(struct reader *rd, int64_t g, int dir)

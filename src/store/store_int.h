@@ -17,7 +17,7 @@
 #include "store.h"
 #include "pack.h"
 
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
 #define CHUNK_TICKS 60
 #define KF_TICKS_MAX 600
 

@@ -2,8 +2,8 @@
  * batch.c - runs with no terminal: `myriad ... -e SCRIPT` and
  * `myriad ... run RUNBOOK.tcl ARGS...`. Output goes to stdout, errors with
  * their errorInfo to stderr; the exit status is 0 ok, 1 script error, 2 could
- * not reach what it needed (an errorCode of MYRIAD NOTAVAIL, NOBACKEND or
- * UNREACHABLE, or a runbook that cannot be read). With --json stdout holds
+ * not reach what it needed (an errorCode of MYRIAD NOTAVAIL, NOBACKEND,
+ * UNREACHABLE or TIMEOUT, or a runbook that cannot be read). With --json stdout holds
  * one JSON object: ok, status, result, error, errorinfo, output (what the
  * script printed), actions (the audit: each action's decision and result),
  * tick and time.
@@ -138,7 +138,8 @@ static int status_of(struct tcl_state *ts, int rc)
 	if (!w[0] || strcmp(Tcl_GetString(w[0]), "MYRIAD"))
 		return 1;
 	kind = Tcl_GetString(w[1]);
-	return !strcmp(kind, "NOTAVAIL") || !strcmp(kind, "NOBACKEND") || !strcmp(kind, "UNREACHABLE") ? 2 : 1;
+	return !strcmp(kind, "NOTAVAIL") || !strcmp(kind, "NOBACKEND") || !strcmp(kind, "UNREACHABLE") ||
+			       !strcmp(kind, "TIMEOUT") ? 2 : 1;
 }
 
 static void set_args(struct tcl_state *ts, const char *runbook, int argc, char **argv)
@@ -277,7 +278,7 @@ int tc_quit(struct tcl_call *c)
 		return tc_err(c, "USAGE", "quit wants a number, not \"%s\"", Tcl_GetString(c->argv[0]));
 	if (c->ts->in_config)
 		return tc_err(c, "CONFIG", "%s is not allowed in the configuration", c->cmd->name);
-	if (!c->ts->batch && c->app->loop) {
+	if (!c->ts->batch && clock_is_running(c->app)) {
 		loop_stop(c->app->loop, code);
 		return TCL_OK;
 	}

@@ -3,18 +3,27 @@
  * job checkpoint and fault ack, and `guard`. They only turn arguments into a
  * struct action; the action engine (src/action) holds every guard and the
  * audit. Each returns a dict of what it did (or, dry-run, would do):
- * id verb target status dry_run nodes gpus sent failed jobs detail.
+ * id verb target status dry_run nodes gpus failed jobs detail.
+ *
+ * The submitter decides what the engine cannot: an action held by the
+ * blast-radius guard is put to the operator in the console, and declined
+ * in a batch run (which must say -force -reason). A sent action is waited
+ * for in a batch run (the loop runs meanwhile), so a runbook sees its end;
+ * in the console the command returns at once with status "sent", and the
+ * end shows in the log panel, the status line and `action list`.
  */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include "tcl_int.h"
+#include "../ui/ui.h"
 
 static const char *why_code(enum action_why w)
 {
-	static const char *const codes[] = {"OK", "READONLY", "CONFIG", "INPUT", "GUARD", "NOBACKEND", "BACKEND"};
+	static const char *const codes[] = {"OK", "READONLY", "CONFIG", "INPUT", "GUARD", "NOBACKEND", "BACKEND",
+					    "TIMEOUT", "UNREACHABLE"};
 
-	return w <= AW_BACKEND ? codes[w] : "ACTION";
+	return w <= AW_UNREACHABLE ? codes[w] : "ACTION";
 }
 
 /* The other arguments, as a Tcl list, for the audit. */
@@ -66,25 +75,88 @@ static Tcl_Obj *outcome_dict(const struct action *a, const struct action_outcome
 	tc_dint(d, "dry_run", o->status == AS_DRY_RUN);
 	tc_dint(d, "nodes", o->nodes);
 	tc_dint(d, "gpus", o->gpus);
-	tc_dint(d, "sent", o->sent);
 	tc_dint(d, "failed", o->failed);
 	tc_dput(d, "jobs", jobs ? jobs : Tcl_NewListObj(0, NULL));
 	tc_dstr(d, "detail", o->detail);
 	return d;
 }
 
+/* ---- the submitter's side ---- */
+
+struct asked {                  /* a held action put to the operator */
+	struct myriad *app;
+	uint32_t id;
+};
+
+static void on_answer(void *ctx, int yes)
+{
+	struct asked *q = ctx;
+
+	action_confirm(q->app, q->id, yes, NULL);
+	free(q);
+}
+
+/* The console asks; anywhere else (batch, no console) the action is declined. */
+static void decide_held(struct tcl_call *c, const struct action *a, struct action_outcome *o)
+{
+	struct asked *q;
+	char *text, *err = NULL, why[700];
+
+	if (c->ts->batch || !c->app->console) {
+		snprintf(why, sizeof why, "%s: confirm in the console, or give -force -reason TEXT", o->detail);
+		action_confirm(c->app, o->id, 0, why);
+		return;
+	}
+	q = xmalloc(sizeof *q);
+	*q = (struct asked){c->app, o->id};
+	text = xasprintf("%s %s: %s. Go ahead?", action_kind_name(a->kind), a->target ? a->target : "", o->detail);
+	if (ui_confirm(c->app, text, on_answer, q, &err) < 0) {
+		snprintf(why, sizeof why, "%s; and the console cannot ask (%s)", o->detail, err ? err : "?");
+		action_confirm(c->app, o->id, 0, why);
+		free(q);
+	}
+	free(text);
+	free(err);
+}
+
+struct waiter {
+	int done;
+	struct action_outcome out;
+};
+
+static void on_end(void *ctx, const struct action_outcome *o)
+{
+	struct waiter *w = ctx;
+
+	w->out = *o;
+	w->done = 1;
+}
+
 /* Runs the action; the result is the outcome dict, or an error when a guard
- * refused or the backend failed it all. */
+ * refused it, the backend failed it all, or it timed out. */
 static int run(struct tcl_call *c, struct action *a, Tcl_Obj *jobs)
 {
+	struct action_limits lim;
 	struct action_outcome o;
+	struct waiter w = {0};
 	char *args = audit_args(c);
-	int rc;
+	int waits = c->ts->batch || !clock_is_running(c->app);
 
 	a->args = args;
-	rc = action_submit(c->app, a, &o);
+	action_submit(c->app, a, &o, on_end, &w);
 	free(args);
-	if (rc < 0 && o.status != AS_PENDING) {
+	if (o.status == AS_CONFIRM) {
+		decide_held(c, a, &o);
+		if (w.done)
+			o = w.out;
+	}
+	if (o.status == AS_SENT && waits) {
+		action_get_limits(c->app, &lim);
+		action_wait(c->app, o.id, mono_us() + lim.timeout_us + US_PER_SEC, &o);
+	}
+	if (!AS_FINAL(o.status))
+		action_detach(c->app, o.id);   /* its end shows in the log and `action list` */
+	if (o.status == AS_REFUSED || o.status == AS_FAILED || o.status == AS_TIMEOUT) {
 		if (jobs)
 			Tcl_DecrRefCount(jobs);
 		return tc_err(c, why_code(o.why), "%s %s: %s", action_kind_name(a->kind), a->target, o.detail);

@@ -173,7 +173,7 @@ int tc_fanout(struct tcl_call *c)
 		Tcl_SetObjResult(c->interp, Tcl_ObjPrintf("dry-run: would run {%s} on %s", cmd, nodes));
 		return TCL_OK;
 	}
-	if (c->app->loop)
+	if (clock_is_running(c->app))
 		return start_async(c, nodes, cmd, &fo);
 	if (tc_in_hook(c->ts) || c->app->bus.flushing)
 		return tc_err(c, "BLOCK", "fanout waits for every node: not inside a hook");

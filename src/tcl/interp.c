@@ -327,7 +327,7 @@ static int call_hidden(struct tc_interp *ci, Tcl_Interp *in, const char *name, i
 
 static int console_mode(struct tcl_state *ts)
 {
-	return !ts->batch && ts->app->loop;
+	return !ts->batch && clock_is_running(ts->app);
 }
 
 static int wrap_after(ClientData cd, Tcl_Interp *in, int objc, Tcl_Obj *const objv[])

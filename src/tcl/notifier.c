@@ -8,12 +8,13 @@
  *            loop_watch()es; when they fire, Tcl_ServiceAll() runs what is
  *            due. A nested wait (vwait, update-and-wait) is refused: nothing
  *            may block the loop.
- *   batch    there is no loop. Tcl's clock is the cluster's (Tcl_SetTimeProc)
- *            when the simulator keeps virtual time; a wait (vwait) lets the
- *            cluster tick, one second at a time, up to the run's horizon
- *            (--ticks), and `advance` or a synchronous `after` let it tick
- *            until a given time. After every tick hooks have run (from the
- *            bus) and Tcl_ServiceAll() runs the timers that came due.
+ *   batch    the clock is stepped (clock.h). Tcl's clock is the cluster's
+ *            (Tcl_SetTimeProc) when the simulator keeps virtual time; a wait
+ *            (vwait) lets the cluster tick, one tick at a time, up to the
+ *            run's horizon (--ticks), and `advance` or a synchronous `after`
+ *            let it tick until a given time. After every tick hooks have run
+ *            (from the bus) and Tcl_ServiceAll() runs the timers that came
+ *            due. Tcl's own files are polled while the clock waits.
  *
  * One interpreter per process is served (the one tcl_init made last).
  */
@@ -21,7 +22,6 @@
 #include <string.h>
 #include <time.h>
 #include "tcl_int.h"
-#include "../store/store.h"
 
 struct nt_fd {
 	int fd, mask;
@@ -36,7 +36,7 @@ struct nt_event {
 
 static struct {
 	struct tcl_state *ts;
-	struct loop *loop;         /* attached loop; NULL in batch */
+	struct loop *loop;         /* the console's loop once attached; NULL in batch */
 	int64_t timer;             /* loop timer for Tcl's next timer */
 	struct nt_fd *fds;
 	int nfds, cfds;
@@ -207,39 +207,27 @@ static void set_timer(const Tcl_Time *t)
 		nt.timer = loop_timer(l, (int64_t)t->sec * 1000 + (t->usec + 999) / 1000, 0, on_timer, NULL);
 }
 
-static int replaying(struct myriad *app)
-{
-	struct replay_info ri;
-
-	return replay_get_info(app, &ri) == 0;
-}
-
-/* One second of cluster time in a batch run (one recorded tick when
- * replaying), unless the run or the recording is over. */
+/* One tick of cluster time in a batch run (clock.h: one simulated second,
+ * one second of wall time with real hosts, one recorded tick when
+ * replaying), unless the run or the recording is over. With real hosts the
+ * loop runs until the tick is due, and a file event of Tcl's own (a socket
+ * a runbook opened) returns early, to be served before the tick: 1. */
 static int batch_tick(struct tcl_state *ts)
 {
 	struct myriad *app = ts->app;
 
 	if (app->now >= ts->horizon || ts->exiting)
 		return -1;
-	if (replaying(app)) {
-		int64_t before = app->tick;
-		char *err = NULL;
-		int rc = replay_step(app, 1, &err);
+	if (!app->virtual_time && app->nsources) {
+		int64_t due = clock_due(app);
 
-		free(err);
-		return rc < 0 || app->tick == before ? -1 : 0;
+		while (mono_us() < due) {
+			if (poll_fds(0))
+				return 1;
+			clock_pump(app, MIN(due, mono_us() + 50000), NULL);
+		}
 	}
-	if (!app->nsources)
-		return -1;
-	if (!tc_virtual(ts)) {   /* real hosts: wait out the second */
-		int64_t due = app->now + US_PER_SEC - wall_us();
-
-		if (due > 0)
-			poll_fds((int)(due / 1000));
-	}
-	app_tick(app);
-	return 0;
+	return clock_step(app);
 }
 
 static int wait_for_event(const Tcl_Time *t)
@@ -287,8 +275,8 @@ void tc_notifier_install(void)
 void tc_notifier_attach(struct tcl_state *ts)
 {
 	nt.ts = ts;
-	if (!ts->app->loop || nt.loop == ts->app->loop)
-		return;
+	if (!ts->app->console || nt.loop == ts->app->loop)
+		return;   /* batch: Tcl's timers run after every tick, its files are polled */
 	nt.loop = ts->app->loop;
 	nt.timer = 0;
 	for (int i = 0; i < nt.nfds; i++)
@@ -319,7 +307,7 @@ void tcl_service(struct myriad *app)
 
 	if (!ts)
 		return;
-	if (app->loop && nt.loop != app->loop)
+	if (nt.loop != app->loop)
 		tc_notifier_attach(ts);
 	Tcl_ServiceAll();
 }
@@ -328,11 +316,11 @@ int tc_advance(struct tcl_state *ts, Tcl_Interp *in, int64_t until)
 {
 	struct myriad *app = ts->app;
 
-	if (!ts->batch && app->loop)
+	if (!ts->batch && clock_is_running(app))
 		return tc_ierr(in, "TIME", "time passes by itself in the console");
 	if (app->bus.flushing || tc_in_hook(ts))
 		return tc_ierr(in, "TIME", "cannot let time pass inside a hook: use a coroutine with after");
-	if (!app->nsources && !replaying(app))
+	if (!app->nsources)
 		return tc_ierr(in, "NOTAVAIL", "no source runs: there is no cluster time to let pass");
 	while (app->now < until && !ts->exiting) {
 		int64_t keep = ts->horizon;

@@ -18,6 +18,7 @@
 #include "tcl.h"
 #include "../nodeset.h"
 #include "../action/action.h"
+#include "../action/backend.h"
 
 /* Command flags. */
 #define TC_ACTS 0x01       /* acts on the cluster, through the action engine */

@@ -1,13 +1,11 @@
 /*
- * glue.c - the console's side of the interfaces the Tcl interpreter and the
- * store offer it (tcl.h: tcl_console_ready, tcl_set_selection, tcl_service;
- * store.h: replay_pump). Tcl's `ui do ACTION ?ARG?` and `prompt` come back
- * through the ops table below.
+ * glue.c - the console's side of the interface the Tcl interpreter offers
+ * it (tcl.h: tcl_console_ready, tcl_set_selection, tcl_service). Tcl's
+ * `ui do ACTION ?ARG?` and `prompt` come back through the ops table below.
  */
 #include <stdio.h>
 #include <string.h>
 #include "ui_int.h"
-#include "../store/store.h"
 #include "../tcl/tcl.h"
 
 /* Tcl's action names (`ui do`) to the console's: "command-line" and
@@ -95,14 +93,4 @@ void glue_tick(struct console *c)
 {
 	if (c->tcl_ok)
 		tcl_service(c->app);
-}
-
-int glue_replay_pump(struct console *c)
-{
-	struct replay_info ri;
-
-	if (replay_get_info(c->app, &ri) < 0)
-		return 0;
-	replay_pump(c->app);
-	return 1;
 }

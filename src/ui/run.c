@@ -3,10 +3,10 @@
  * ui.h that Tcl (`ui bind`, `ui panel`, `ui theme`, `ui message`, `confirm`)
  * and the rest of myriad call.
  *
- * The loop carries the terminal (fd 0), the tick timer (app_tick once a
- * second), SIGWINCH/SIGINT/SIGTERM through its self-pipe, and the redraw in
- * its before-sleep hook: what input and events marked dirty is drawn once,
- * after every callback of the iteration has run.
+ * The loop carries the terminal (fd 0), the clock's tick (clock.h: the
+ * console subscribes to it), SIGWINCH/SIGINT/SIGTERM through its self-pipe,
+ * and the redraw in its before-sleep hook: what input and events marked
+ * dirty is drawn once, after every callback of the iteration has run.
  */
 #include <langinfo.h>
 #include <locale.h>
@@ -213,13 +213,10 @@ static void test_feed(struct console *c)
 	bus_flush(&app->bus);
 }
 
-static void on_tick(void *ctx, int64_t id)
+static void after_tick(void *ctx)
 {
 	struct console *c = ctx;
 
-	(void)id;
-	if (!glue_replay_pump(c))
-		app_tick(c->app);
 	test_feed(c);
 	glue_tick(c);
 	if (c->ticks_left > 0 && --c->ticks_left == 0)
@@ -254,16 +251,6 @@ static int pick_theme(struct console *c, const struct cli_opts *o, char **err)
 	return 0;
 }
 
-/* Wall-clock milliseconds per tick: 1000, or MYRIAD_TICK_MS (10-10000) to
- * fast-forward the simulator in tests and demos. */
-static int64_t tick_ms(void)
-{
-	const char *s = getenv("MYRIAD_TICK_MS");
-	long v = s ? strtol(s, NULL, 10) : 0;
-
-	return v >= 10 && v <= 10000 ? v : 1000;
-}
-
 static void attach(struct console *c)
 {
 	struct loop *l = c->app->loop;
@@ -276,7 +263,7 @@ static void attach(struct console *c)
 	loop_signal(l, SIGINT, on_quit, c);
 	loop_signal(l, SIGTERM, on_quit, c);
 	loop_before_sleep(l, before_sleep, c);
-	c->tick_timer = loop_timer(l, tick_ms(), tick_ms(), on_tick, c);
+	clock_subscribe(c->app, after_tick, c);
 	if (c->ticks_left == 0)
 		c->quit = 1;
 }
@@ -286,7 +273,7 @@ static void detach(struct console *c)
 	struct myriad *app = c->app;
 
 	loop_unwatch(app->loop, 0, c);
-	loop_timer_cancel(app->loop, c->tick_timer);
+	clock_unsubscribe(app, after_tick, c);
 	loop_before_sleep(app->loop, NULL, NULL);
 	if (c->test_stream) {
 		stream_free(c->test_stream);
@@ -294,10 +281,6 @@ static void detach(struct console *c)
 	}
 	if (c->own_tcl && c->tcl_ok)
 		tcl_free(app);
-	if (c->own_loop) {
-		loop_free(app->loop);
-		app->loop = NULL;
-	}
 }
 
 int console_run(struct myriad *app, const struct cli_opts *o)
@@ -316,10 +299,6 @@ int console_run(struct myriad *app, const struct cli_opts *o)
 		return 1;
 	}
 	app->console = c;
-	if (!app->loop) {
-		app->loop = loop_new();
-		c->own_loop = 1;
-	}
 	start_tcl(c);
 	if (term_init(c, &err) < 0) {
 		fprintf(stderr, "myriad: %s\n", err);
@@ -331,7 +310,7 @@ int console_run(struct myriad *app, const struct cli_opts *o)
 	fatal_set_hook(term_end);
 	attach(c);
 	glue_console_ready(c);   /* Tcl: scripts/keys.tcl, the configuration's bindings and theme */
-	rc = loop_run(app->loop);
+	rc = clock_run(app, clock_tick_ms_from_env());
 	cmdline_free();
 	term_end();
 	fatal_set_hook(NULL);

@@ -107,7 +107,7 @@ struct console {
 	int32_t node_sel;      /* the node the node panel shows */
 	int cursor_x, cursor_y;   /* terminal cursor (command line), -1 = hidden */
 	void *test_stream;     /* MYRIAD_TEST_SQUEUE (tests only): struct stream */
-	int own_loop, own_tcl;
+	int own_tcl;
 	struct log_line *log;
 	int log_head, log_n;
 	uint64_t log_seq;      /* lines ever added (panels notice news) */
@@ -115,7 +115,6 @@ struct console {
 	uint32_t seen_fault_id;
 	uint32_t *node_flags;  /* last NODE_F_* seen per node, for the log */
 	int32_t nnodes_seen;
-	int64_t tick_timer;
 	int64_t ticks_left;    /* --ticks with the console: stop after these */
 	int quit;
 	int parse_errors_this_tick;
@@ -172,7 +171,6 @@ void cmdline_eval(struct console *c, const char *line);
 int glue_console_ready(struct console *c);   /* 0 without Tcl */
 void glue_selection(struct console *c);
 void glue_tick(struct console *c);
-int glue_replay_pump(struct console *c);     /* 1 if replaying (no app_tick) */
 
 /* ---- help.c ---- */
 void help_draw(struct console *c, const struct view *v);

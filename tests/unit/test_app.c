@@ -7,6 +7,7 @@
 #include <string.h>
 #include "test.h"
 #include "myriad.h"
+#include "action/action.h"
 #include "stream.h"
 #include "sim/sim.h"
 
@@ -127,23 +128,37 @@ TEST(app_malformed_lines_become_parse_faults_not_crashes)
 	app_free(&app);
 }
 
+static int act_on(struct myriad *app, enum action_kind kind, const int32_t *nodes, int32_t n,
+		  struct action_outcome *o)
+{
+	struct action a = {.kind = kind, .source = "test", .who = "ops", .nodes = nodes, .nnodes = n,
+			   .reason = "xid79 gpu3 test", .target = "t", .args = ""};
+
+	return action_submit(app, &a, o, NULL, NULL);
+}
+
 TEST(app_drain_through_backend_comes_back_as_node_state)
 {
 	struct myriad app;
-	char err[256] = "";
+	struct action_outcome o;
+	int32_t three = 3, four[2] = {4, 3};
 
 	run_sim(&app, "gpus=256,seed=2", 3);
 	CHECK(app.backend != NULL);
-	CHECK_INT(app.backend->ops->drain(app.backend, 3, "xid79 gpu3 test", "ops", err, sizeof err), 0);
+	CHECK_INT(act_on(&app, AK_DRAIN, &three, 1, &o), 0);
+	CHECK_INT(o.status, AS_DONE);   /* the simulator answers at once */
 	for (int i = 0; i < 6; i++)   /* sinfo is polled every 5 s */
-		app_tick(&app);
+		clock_tick(&app);
 	CHECK(node_is_drained(&app.model.nodes[3]));
 	CHECK_STR(app.model.nodes[3].reason, "xid79 gpu3 test");
-	CHECK_INT(app.backend->ops->resume(app.backend, 4, err, sizeof err), -1);
-	CHECK(strstr(err, "Invalid node state") != NULL);
-	CHECK_INT(app.backend->ops->resume(app.backend, 3, err, sizeof err), 0);
+	CHECK_INT(act_on(&app, AK_RESUME, four, 1, &o), -1);   /* gpu0005 is not drained */
+	CHECK_INT(o.status, AS_FAILED);
+	CHECK(strstr(o.detail, "Invalid node state") != NULL);
+	CHECK_INT(act_on(&app, AK_RESUME, four, 2, &o), 0);    /* one of two: partial */
+	CHECK_INT(o.status, AS_PARTIAL);
+	CHECK_INT(o.failed, 1);
 	for (int i = 0; i < 6; i++)
-		app_tick(&app);
+		clock_tick(&app);
 	CHECK(!node_is_drained(&app.model.nodes[3]));
 	app_free(&app);
 }

@@ -116,7 +116,7 @@ static void synthetic_tick(struct myriad *app, int64_t t)
 
 			for (int ph = 0; ph < ACT_PHASE_COUNT; ph++) {
 				x.u.action = (struct ev_action){(uint32_t)t, ph, 1, 0, "node drain", "gpu[0001-0002]",
-								"-reason {xid 79}", "alice", ph == 1 ? "allowed" : ""};
+								"-reason {xid 79}", "alice", ph == 1 ? "allowed" : "", "done"};
 				emit(app, &x);
 			}
 		}

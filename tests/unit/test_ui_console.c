@@ -247,9 +247,9 @@ TEST(ui_console_log_keeps_the_audit_trail)
 	app->console = c;
 	memset(&ev, 0, sizeof ev);
 	ev.type = EV_ACTION;
-	ev.u.action = (struct ev_action){7, ACT_REQUESTED, 0, 0, "node drain", "gpu0002", "-reason {x}", "ops", ""};
+	ev.u.action = (struct ev_action){7, ACT_REQUESTED, 0, 0, "node drain", "gpu0002", "-reason {x}", "ops", "", "sent"};
 	app_emit(app, &ev);
-	ev.u.action = (struct ev_action){7, ACT_RESULT, 1, 0, "node drain", "gpu0002", "", "ops", "ok"};
+	ev.u.action = (struct ev_action){7, ACT_RESULT, 1, 0, "node drain", "gpu0002", "", "ops", "ok", "done"};
 	app_emit(app, &ev);
 	ev.type = EV_MARK;
 	ev.u.mark = (struct ev_mark){"ops", "swapped the \033[31mcable\033[0m"};
