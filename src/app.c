@@ -6,6 +6,7 @@
 #include "myriad.h"
 #include "action/action.h"
 #include "action/backend.h"
+#include "action/slurm.h"
 #include "ssh/source_ssh.h"
 
 static const struct source_ops *source_classes[32];
@@ -56,6 +57,7 @@ void app_init(struct myriad *app)
 	registry_add_source(&sim_source_ops);
 	registry_add_source(&ssh_source_ops);
 	registry_add_backend(&sim_backend_ops);
+	registry_add_backend(&slurm_backend_ops);
 	app->loop = loop_new();
 	app->now = app->start = wall_us();
 }

@@ -6,6 +6,7 @@
  * format, and one per service, exactly as SSH channels would. The backend
  * hands actions to the simulator's scheduler as scontrol would to slurmctld.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include "myriad.h"
@@ -197,7 +198,7 @@ static void be_send(struct backend *b, struct backend_call *call)
 			failed = 1, note(&errs, job, err);
 		break;
 	case BV_SIGNAL:
-		if (sim_signal(b->priv, call->job, call->sig, err, sizeof err) < 0)
+		if (sim_signal(b->priv, call->job, call->sig ? call->sig : SIGUSR1, err, sizeof err) < 0)
 			failed = 1, note(&errs, job, err);
 		break;
 	}
@@ -217,7 +218,7 @@ static void be_describe(struct backend *b, const struct backend_call *call, stru
 	if (call->verb == BV_REQUEUE && call->nnodes)
 		sbuf_printf(out, " excluding %s", call->nodeset);
 	if (call->verb == BV_SIGNAL)
-		sbuf_printf(out, " signal %d", call->sig);
+		sbuf_printf(out, " signal %d", call->sig ? call->sig : SIGUSR1);
 	if (call->verb == BV_DRAIN)
 		sbuf_printf(out, " reason %s", call->reason);
 	sbuf_addc(out, '\n');

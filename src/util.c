@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include "util.h"
 
@@ -384,4 +385,35 @@ double rng_normal(struct rng *r)
 	for (int i = 0; i < 12; i++)
 		s += rng_unit(r);
 	return s - 6.0;
+}
+
+static const struct {
+	const char *name;
+	int sig;
+} signals[] = {
+	{"HUP", 1}, {"INT", 2}, {"QUIT", 3}, {"KILL", 9}, {"USR1", 10}, {"USR2", 12},
+	{"TERM", 15}, {"CONT", 18}, {"STOP", 19},
+};
+
+int sig_parse(const char *s)
+{
+	int64_t n;
+
+	if (!strncasecmp(s, "SIG", 3))
+		s += 3;
+	for (unsigned i = 0; i < ARRAY_LEN(signals); i++)
+		if (!strcasecmp(s, signals[i].name))
+			return signals[i].sig;
+	if (!parse_i64(s, strlen(s), &n) && n >= 1 && n <= 64)
+		return (int)n;
+	return -1;
+}
+
+const char *sig_name(int sig, char buf[8])
+{
+	for (unsigned i = 0; i < ARRAY_LEN(signals); i++)
+		if (signals[i].sig == sig)
+			return signals[i].name;
+	snprintf(buf, 8, "%d", sig);
+	return buf;
 }

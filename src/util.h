@@ -83,5 +83,10 @@ double rng_normal(struct rng *r);                 /* mean 0, sd 1 */
 
 /* Integer parsing that reports errors instead of guessing. */
 int parse_i64(const char *s, size_t n, int64_t *out);   /* 0 on success */
+/* A signal by name ("USR1", "SIGUSR1", "usr1") or number (1..64); -1 if
+ * neither. sig_name gives the name Slurm's scancel takes ("USR1"), or the
+ * number as text for one without a name (buf holds it). */
+int sig_parse(const char *s);
+const char *sig_name(int sig, char buf[8]);
 
 #endif

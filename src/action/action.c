@@ -150,7 +150,7 @@ static int32_t node_gpus(const struct model *m, int32_t node)
  * towards the blast radius. Any other signal may end the job: it counts. */
 static int harmless_signal(int sig)
 {
-	return sig == SIGUSR1 || sig == SIGUSR2 || sig == SIGCONT;
+	return sig == 0 || sig == SIGUSR1 || sig == SIGUSR2 || sig == SIGCONT;
 }
 
 static void measure(struct myriad *app, const struct action *a, struct action_outcome *out)
@@ -202,7 +202,7 @@ static int input_error(struct myriad *app, const struct action *a, struct action
 		why = action_check_reason(a->reason);
 	else if (a->kind == AK_ACK && !model_fault(&app->model, a->fault))
 		why = "no such fault";
-	else if (a->kind == AK_SIGNAL && (a->sig < 1 || a->sig > 64))
+	else if (a->kind == AK_SIGNAL && (a->sig < 0 || a->sig > 64))
 		why = "invalid signal";
 	else if ((a->kind == AK_DRAIN || a->kind == AK_RESUME) && a->nnodes == 0)
 		why = "no nodes to act on";

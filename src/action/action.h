@@ -44,7 +44,7 @@ struct action {
 	const int32_t *nodes;      /* drain/resume: targets; requeue: excluded */
 	int32_t nnodes;
 	uint32_t job;              /* requeue, signal */
-	int sig;                   /* signal number */
+	int sig;                   /* signal number; 0: the backend's checkpoint signal */
 	uint32_t fault;            /* ack */
 	const char *reason;        /* drain reason */
 	const char *note;          /* fault ack note */

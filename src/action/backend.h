@@ -31,7 +31,7 @@ struct backend_call {
 	int32_t nnodes;
 	const char *nodeset;       /* the same nodes folded: "gpu[0001-0064]"; "" if none */
 	uint32_t job;              /* requeue, signal */
-	int sig;                   /* signal number */
+	int sig;                   /* signal number; 0: the site's checkpoint signal (USR1) */
 	const char *reason;        /* drain */
 	const char *who;           /* the operator */
 	void *priv;                /* the backend's own state for this call */

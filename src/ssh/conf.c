@@ -79,38 +79,60 @@ static int cmd_host(struct myriad *app, int argc, char **argv, char **err)
 	return inventory_add_hosts(app, argv[1], &o, err);
 }
 
+/* The options of `service` that are not the target's: 1 taken, -1 error. */
+static int service_opt(int *i, int argc, char **argv, const char **host, struct svc_opts *so, char **err)
+{
+	const char *a = argv[*i];
+
+	if (!strcmp(a, "-sudo")) {
+		so->sudo = 1;
+		return 1;
+	}
+	if (!want(*i, argc, argv, err))
+		return -1;
+	const char *v = argv[++*i];
+
+	if (!strcmp(a, "-host"))
+		*host = v;
+	else if (!strcmp(a, "-command"))
+		so->command = v;
+	else if (!strcmp(a, "-every"))
+		so->every_s = strtod(v, NULL);
+	else if (!strcmp(a, "-bin"))
+		so->bin = v;
+	else if (!strcmp(a, "-conf"))
+		so->conf = v;
+	else if (!strcmp(a, "-signal") && (so->signal = sig_parse(v)) > 0)
+		;
+	else {
+		*err = !strcmp(a, "-signal") ? xasprintf("service: bad -signal \"%s\" (USR1, USR2, TERM, ... or 1..64)", v)
+					    : xasprintf("service: unknown option %s", a);
+		return -1;
+	}
+	return 1;
+}
+
 static int cmd_service(struct myriad *app, int argc, char **argv, char **err)
 {
 	struct inv_opts o = {0};
-	const char *host = NULL, *command = NULL;
-	double every = 0;
+	struct svc_opts so = {0};
+	const char *host = NULL;
 
 	if (argc < 2 || argv[1][0] == '-') {
 		*err = xstrdup("usage: service NAME -host H ?-user U? ?-port P? ?-identity FILE? ?-via GW? "
-			       "?-hostname ADDR? ?-command CMD? ?-every SECONDS?");
+			       "?-hostname ADDR? ?-command CMD? ?-every SECONDS? ?-bin DIR? ?-conf FILE? ?-sudo? "
+			       "?-signal SIG?");
 		return -1;
 	}
 	for (int i = 2; i < argc; i++) {
 		int r = target_opt(&i, argc, argv, &o, err);
 
+		if (r == 0)
+			r = service_opt(&i, argc, argv, &host, &so, err);
 		if (r < 0)
 			return -1;
-		if (r)
-			continue;
-		if (!want(i, argc, argv, err))
-			return -1;
-		if (!strcmp(argv[i], "-host"))
-			host = argv[++i];
-		else if (!strcmp(argv[i], "-command"))
-			command = argv[++i];
-		else if (!strcmp(argv[i], "-every"))
-			every = strtod(argv[++i], NULL);
-		else {
-			*err = xasprintf("service: unknown option %s", argv[i]);
-			return -1;
-		}
 	}
-	return inventory_add_service(app, argv[1], host, &o, command, every, err);
+	return inventory_add_service(app, argv[1], host, &o, &so, err);
 }
 
 static int cmd_probe(struct myriad *app, int argc, char **argv, char **err)

@@ -90,6 +90,8 @@ static void inv_destroy(struct inventory *inv)
 	for (int i = 0; i < inv->nservices; i++) {
 		free(inv->services[i].name);
 		free(inv->services[i].command);
+		free(inv->services[i].bin);
+		free(inv->services[i].conf);
 		target_free(&inv->services[i].t);
 	}
 	for (int i = 0; i < PROBE_COUNT; i++)
@@ -255,9 +257,28 @@ int inventory_add_hosts(struct myriad *app, const char *nodeset, const struct in
 
 /* ---- services, probes, keys, options ---- */
 
-int inventory_add_service(struct myriad *app, const char *name, const char *host, const struct inv_opts *o,
-			  const char *command, double every_s, char **err)
+static int check_path(const char *what, const char *p, char **err)
 {
+	if (p && (!*p || strpbrk(p, "\n\r") || p[0] != '/')) {
+		*err = xasprintf("service slurm: %s wants an absolute path, not \"%s\"", what, p);
+		return -1;
+	}
+	return 0;
+}
+
+const struct inv_service *inventory_service(const struct inventory *inv, const char *name)
+{
+	for (int i = 0; inv && i < inv->nservices; i++)
+		if (!strcmp(inv->services[i].name, name))
+			return &inv->services[i];
+	return NULL;
+}
+
+int inventory_add_service(struct myriad *app, const char *name, const char *host, const struct inv_opts *o,
+			  const struct svc_opts *so, char **err)
+{
+	const char *command = so->command;
+	double every_s = so->every_s;
 	struct inventory *inv;
 	struct inv_service *s;
 	int kind;
@@ -281,6 +302,12 @@ int inventory_add_service(struct myriad *app, const char *name, const char *host
 		*err = xstrdup("-every wants seconds between 0 and 86400");
 		return -1;
 	}
+	if (check_path("-bin", so->bin, err) < 0 || check_path("-conf", so->conf, err) < 0)
+		return -1;
+	if (kind != SVC_SLURM && (so->bin || so->conf || so->sudo || so->signal)) {
+		*err = xasprintf("service %s: -bin, -conf, -sudo and -signal are options of the slurm service", name);
+		return -1;
+	}
 	inv = inventory_of(app);
 	inv->services = xrealloc(inv->services, sizeof *inv->services * (size_t)(inv->nservices + 1));
 	s = &inv->services[inv->nservices++];
@@ -292,6 +319,10 @@ int inventory_add_service(struct myriad *app, const char *name, const char *host
 	s->command = xstrdup(command ? command : SVC_FACILITY_CMD);
 	s->every_us = every_s > 0 ? (int64_t)(every_s * US_PER_SEC)
 		      : kind == SVC_SLURM ? inv->slurm_every_us : inv->facility_every_us;
+	s->bin = so->bin ? xstrdup(so->bin) : NULL;
+	s->conf = so->conf ? xstrdup(so->conf) : NULL;
+	s->sudo = so->sudo;
+	s->signal = so->signal;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
  *                  ?-hostname ADDR? ?-gpus N?
  *     service NAME -host H ?-user U? ?-port P? ?-identity FILE? ?-via GW?
  *                  ?-hostname ADDR? ?-command CMD? ?-every SECONDS?
+ *                  (slurm:) ?-bin DIR? ?-conf SLURM_CONF? ?-sudo? ?-signal SIG?
  *     probe NAME -command CMD          (NAME: nvidia-smi, kmsg, ib)
  *     hostkey HOSTS TYPE BASE64        (a known_hosts line, trusted in memory)
  *     ssh ?-accept-new yes|no? ?-config FILE|none? ?-known-hosts FILE|none?
@@ -52,6 +53,19 @@ struct inv_service {
 	enum svc_kind kind;
 	char *command;     /* facility: the meter command; slurm: unused */
 	int64_t every_us;  /* poll period */
+	/* slurm: how its commands are run on the head node */
+	char *bin;         /* directory of scontrol, sinfo ...; NULL: the login's PATH */
+	char *conf;        /* SLURM_CONF for every command; NULL: the head node's default */
+	int sudo;          /* run them through `sudo -n` */
+	int signal;        /* the checkpoint signal (job checkpoint without -signal), 0: USR1 */
+};
+
+/* The options of `service` beyond the target's. */
+struct svc_opts {
+	const char *command;   /* -command: a facility-meter style JSON command */
+	double every_s;        /* -every, 0: default */
+	const char *bin, *conf;
+	int sudo, signal;
 };
 
 /* The streaming probes every node runs (DESIGN.md section 5). */
@@ -102,10 +116,12 @@ struct inv_opts {
 
 /* Adds (or updates) every node of nodeset. 0, or -1 with *err (malloc'd). */
 int inventory_add_hosts(struct myriad *app, const char *nodeset, const struct inv_opts *o, char **err);
-/* A service on host: kind from the name ("slurm", "facility") unless command
- * is given (then a facility-meter style JSON command). every_s 0: default. */
+/* A service on host: kind from the name ("slurm", "facility") unless
+ * so->command is given (then a facility-meter style JSON command). */
 int inventory_add_service(struct myriad *app, const char *name, const char *host, const struct inv_opts *o,
-			  const char *command, double every_s, char **err);
+			  const struct svc_opts *so, char **err);
+/* The configured service called name, NULL if none. */
+const struct inv_service *inventory_service(const struct inventory *inv, const char *name);
 /* Overrides a probe's command ("" disables it). */
 int inventory_set_probe(struct myriad *app, const char *name, const char *command, char **err);
 /* Trusts a host key: hosts as in known_hosts ("gpu0001,[10.0.0.1]:2222"). */

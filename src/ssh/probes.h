@@ -23,8 +23,6 @@
 	"/sys/class/infiniband/*/ports/*/state 2>/dev/null; echo; sleep 10; done"
 
 /* Services. */
-#define SVC_SQUEUE_CMD "squeue --json"
-#define SVC_SINFO_CMD "sinfo --json"
 #define SVC_FACILITY_CMD "bmsctl power --json"
 
 #endif

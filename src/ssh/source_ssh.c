@@ -23,6 +23,7 @@
 #include "pool.h"
 #include "probes.h"
 #include "../stream.h"
+#include "../action/slurm.h"
 
 #define FLOOD_WINDOW_US (10 * US_PER_SEC)
 #define FLOOD_BYTES (512 * 1024)
@@ -53,13 +54,16 @@ struct node_ctx {
 
 struct svc_job {
 	struct svc_ctx *sc;
-	const char *command;
+	char *command;
 	struct stream st;
 	struct ssh_chan *chan;
 	struct sbuf doc;
 	char errline[160];
 	int64_t next_at;
+	int again;                 /* polled while busy: poll again when it ends */
 };
+
+struct svc_run;
 
 struct svc_ctx {
 	struct ssh_source *ss;
@@ -67,6 +71,7 @@ struct svc_ctx {
 	struct ssh_host *h;
 	struct svc_job jobs[2];
 	int njobs;
+	struct svc_run *waiting;   /* commands asked for while the session was being set up */
 };
 
 struct ssh_source {
@@ -268,6 +273,7 @@ static void poll_job(struct svc_job *j)
 	struct svc_ctx *sc = j->sc;
 
 	j->next_at = mono_us() + sc->svc->every_us;
+	j->again = j->chan != NULL;
 	if (j->chan || !host_is_up(sc->h))
 		return;
 	sbuf_reset(&j->doc);
@@ -310,9 +316,172 @@ static void svc_done(void *ctx, struct ssh_chan *c, int status, const char *why)
 		source_log(ss, "%s", msg);
 	}
 	sbuf_reset(&j->doc);
+	if (j->again)
+		poll_job(j);
 }
 
 static const struct chan_ops svc_ops = {svc_data, svc_done};
+
+/* ---- commands on a service's host, for the backends ---- */
+
+#define RUN_OUT_MAX ((size_t)1 << 20)
+#define RUN_ERR_MAX ((size_t)16 << 10)
+
+struct svc_run {
+	struct ssh_source *ss;
+	struct svc_ctx *sc;
+	struct ssh_chan *chan;
+	char *command;             /* while waiting for the session */
+	struct svc_run *next;      /* in sc->waiting */
+	struct sbuf out, err;
+	svc_run_fn done;
+	void *ctx;
+};
+
+static void run_free(struct svc_run *r)
+{
+	sbuf_free(&r->out);
+	sbuf_free(&r->err);
+	free(r->command);
+	free(r);
+}
+
+static void unlink_waiting(struct svc_run *r)
+{
+	for (struct svc_run **pp = &r->sc->waiting; *pp; pp = &(*pp)->next)
+		if (*pp == r) {
+			*pp = r->next;
+			return;
+		}
+}
+
+static void run_data(void *ctx, struct ssh_chan *c, const char *buf, size_t n, int is_stderr)
+{
+	struct svc_run *r = ctx;
+	struct sbuf *b = is_stderr ? &r->err : &r->out;
+
+	(void)c;
+	if (b->len + n <= (is_stderr ? RUN_ERR_MAX : RUN_OUT_MAX))
+		sbuf_add(b, buf, n);
+}
+
+static void run_done(void *ctx, struct ssh_chan *c, int status, const char *why)
+{
+	struct svc_run *r = ctx;
+
+	(void)c;
+	r->chan = NULL;
+	if (!r->ss->stopping)
+		r->done(r->ctx, status, r->out.s ? r->out.s : "", r->err.s ? r->err.s : "", why ? why : "");
+	run_free(r);
+}
+
+static const struct chan_ops run_ops = {run_data, run_done};
+
+static struct ssh_source *ssh_source_of(struct myriad *app)
+{
+	for (int i = 0; i < app->nsources; i++)
+		if (app->sources[i]->ops == &ssh_source_ops)
+			return app->sources[i]->priv;
+	return NULL;
+}
+
+static struct svc_ctx *service_of(struct ssh_source *ss, const char *service)
+{
+	for (int i = 0; ss && i < ss->nsvcs; i++)
+		if (!strcmp(ss->svcs[i].svc->name, service))
+			return &ss->svcs[i];
+	return NULL;
+}
+
+static char *not_up(struct svc_ctx *sc)
+{
+	const char *d = host_detail(sc->h);
+
+	return xasprintf("%s (%s) is not connected: %s%s%s", host_name(sc->h), sc->svc->name,
+			 conn_state_name(host_state(sc->h)), *d ? ": " : "", d);
+}
+
+static int run_start(struct svc_run *r, const char *command)
+{
+	struct svc_ctx *sc = r->sc;
+
+	if (!(r->chan = pool_exec(sc->h, command, &run_ops, r)))
+		return -1;
+	source_log(sc->ss, "%s: run: %s", host_name(sc->h), command);
+	return 0;
+}
+
+/* The service's session came up (start what waited) or failed (tell them). */
+static void run_waiting(struct svc_ctx *sc)
+{
+	while (sc->waiting) {
+		struct svc_run *r = sc->waiting;
+		char *why = NULL;
+
+		sc->waiting = r->next;
+		if (host_is_up(sc->h) && run_start(r, r->command) == 0)
+			continue;
+		why = host_is_up(sc->h) ? xasprintf("%s: cannot open a channel", host_name(sc->h)) : not_up(sc);
+		r->done(r->ctx, -2, "", "", why);
+		free(why);
+		run_free(r);
+	}
+}
+
+struct svc_run *ssh_service_run(struct myriad *app, const char *service, const char *command, svc_run_fn done,
+				void *ctx, char **why)
+{
+	struct svc_ctx *sc = service_of(ssh_source_of(app), service);
+	struct svc_run *r;
+	int state;
+
+	if (!sc) {
+		*why = xasprintf("no service %s is configured", service);
+		return NULL;
+	}
+	state = host_state(sc->h);
+	if (!host_is_up(sc->h) && state != CONN_CONNECTING && state != CONN_NONE) {
+		*why = not_up(sc);
+		return NULL;
+	}
+	r = xcalloc(1, sizeof *r);
+	r->ss = sc->ss;
+	r->sc = sc;
+	r->done = done;
+	r->ctx = ctx;
+	if (!host_is_up(sc->h)) {   /* being set up: runs as soon as it is */
+		r->command = xstrdup(command);
+		r->next = sc->waiting;
+		sc->waiting = r;
+		return r;
+	}
+	if (run_start(r, command) < 0) {
+		*why = xasprintf("%s (%s): cannot open a channel", host_name(sc->h), service);
+		run_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void ssh_service_run_cancel(struct svc_run *r)
+{
+	if (!r)
+		return;
+	if (r->chan)
+		chan_close(r->chan);
+	else
+		unlink_waiting(r);
+	run_free(r);
+}
+
+void ssh_service_poll_now(struct myriad *app, const char *service)
+{
+	struct svc_ctx *sc = service_of(ssh_source_of(app), service);
+
+	for (int k = 0; sc && k < sc->njobs; k++)
+		poll_job(&sc->jobs[k]);
+}
 
 /* ---- the pool's callbacks ---- */
 
@@ -336,7 +505,11 @@ static void on_state(void *ctx, struct ssh_host *h, int state, const char *detai
 		nd->up = state == CONN_UP;
 		emit_conn(ss, nd->index, host_name(h), state, detail);
 	} else {
-		emit_conn(ss, -1, ((struct svc_ctx *)host_udata(h))->svc->name, state, detail);
+		struct svc_ctx *sc = host_udata(h);
+
+		emit_conn(ss, -1, sc->svc->name, state, detail);
+		if (state != CONN_UP && state != CONN_CONNECTING)
+			run_waiting(sc);   /* it failed: those waiting hear why */
 	}
 }
 
@@ -354,6 +527,7 @@ static void on_up(void *ctx, struct ssh_host *h)
 
 	for (int k = 0; k < sc->njobs; k++)
 		poll_job(&sc->jobs[k]);
+	run_waiting(sc);
 }
 
 static const struct pool_ops src_pool_ops = {on_state, on_up};
@@ -466,13 +640,13 @@ static void setup_services(struct ssh_source *ss)
 		sc->svc = svc;
 		if (svc->kind == SVC_SLURM) {
 			sc->njobs = 2;
-			sc->jobs[0].command = SVC_SINFO_CMD;
-			sc->jobs[1].command = SVC_SQUEUE_CMD;
+			sc->jobs[0].command = slurm_command(svc, 2, (const char *const[]){"sinfo", "--json"});
+			sc->jobs[1].command = slurm_command(svc, 2, (const char *const[]){"squeue", "--json"});
 			stream_init(&sc->jobs[0].st, &app->bus, &app->model, -1, FMT_SLURM_NODES, svc->name);
 			stream_init(&sc->jobs[1].st, &app->bus, &app->model, -1, FMT_SLURM_JOBS, svc->name);
 		} else {
 			sc->njobs = 1;
-			sc->jobs[0].command = svc->command;
+			sc->jobs[0].command = xstrdup(svc->command);
 			stream_init(&sc->jobs[0].st, &app->bus, &app->model, -1, FMT_FACILITY, svc->name);
 		}
 		for (int k = 0; k < sc->njobs; k++)
@@ -508,6 +682,8 @@ static int ssh_start(struct source *src, const char *args, char **err)
 	ss->pool = pool_new(ss->loop, inv, &src_pool_ops, ss, 1, 0);
 	setup_nodes(ss);
 	setup_services(ss);
+	if (inventory_service(inv, "slurm"))   /* actions go to the site's own Slurm */
+		slurm_backend_start(app, inventory_service(inv, "slurm"));
 	ss->timer = loop_timer(ss->loop, 200, 200, on_timer, ss);
 	source_log(ss, "started: %d hosts, %d services", ss->nnodes, ss->nsvcs);
 	return 0;
@@ -529,6 +705,14 @@ static void ssh_stop(struct source *src)
 		for (int k = 0; k < ss->svcs[i].njobs; k++) {
 			stream_free(&ss->svcs[i].jobs[k].st);
 			sbuf_free(&ss->svcs[i].jobs[k].doc);
+			free(ss->svcs[i].jobs[k].command);
+		}
+	for (int i = 0; i < ss->nsvcs; i++)
+		while (ss->svcs[i].waiting) {
+			struct svc_run *r = ss->svcs[i].waiting;
+
+			ss->svcs[i].waiting = r->next;
+			run_free(r);
 		}
 	if (ss->log)
 		fclose(ss->log);

@@ -251,24 +251,6 @@ int tc_job_requeue(struct tcl_call *c)
 	return rc;
 }
 
-static int signal_number(const char *s)
-{
-	static const struct { const char *name; int sig; } sigs[] = {
-		{"HUP", 1}, {"INT", 2}, {"QUIT", 3}, {"KILL", 9}, {"USR1", 10}, {"USR2", 12},
-		{"TERM", 15}, {"CONT", 18}, {"STOP", 19},
-	};
-	int64_t n;
-
-	if (!strncasecmp(s, "SIG", 3))
-		s += 3;
-	for (unsigned i = 0; i < ARRAY_LEN(sigs); i++)
-		if (!strcasecmp(s, sigs[i].name))
-			return sigs[i].sig;
-	if (!parse_i64(s, strlen(s), &n) && n >= 1 && n <= 64)
-		return (int)n;
-	return -1;
-}
-
 int tc_job_checkpoint(struct tcl_call *c)
 {
 	const char *sig = tc_optstr(c, "signal");
@@ -279,7 +261,7 @@ int tc_job_checkpoint(struct tcl_call *c)
 	if (tc_job_id(c, c->argv[0], &id) < 0)
 		return TCL_ERROR;
 	init_action(c, &a, AK_SIGNAL);
-	a.sig = signal_number(sig ? sig : "USR1");
+	a.sig = sig ? sig_parse(sig) : 0;   /* 0: the backend's checkpoint signal */
 	if (a.sig < 0)
 		return tc_err(c, "INPUT", "bad signal \"%s\": USR1, USR2, TERM, ... or 1..64", sig);
 	snprintf(target, sizeof target, "%u", id);
@@ -363,6 +345,9 @@ int tc_guard(struct tcl_call *c)
 		return TCL_ERROR;
 	if (tc_opt(c, "window") && (tc_duration(tc_optstr(c, "window"), &l.window_us) < 0 || l.window_us < US_PER_SEC))
 		return tc_err(c, "INPUT", "-window wants a duration of at least 1s, as 60s or 5m");
+	if (tc_opt(c, "timeout") && (tc_duration(tc_optstr(c, "timeout"), &l.timeout_us) < 0 || l.timeout_us < 100000 ||
+				     l.timeout_us > 3600 * US_PER_SEC))
+		return tc_err(c, "INPUT", "-timeout wants a duration from 100ms to 1h, as 20s");
 	l.nodes = (int32_t)nodes;
 	l.gpus = (int32_t)gpus;
 	action_set_limits(c->app, &l);
@@ -375,6 +360,7 @@ int tc_guard(struct tcl_call *c)
 	tc_dint(d, "nodes", l.nodes);
 	tc_dint(d, "gpus", l.gpus);
 	tc_dint(d, "window", l.window_us / US_PER_SEC);
+	tc_ddbl(d, "timeout", (double)l.timeout_us / US_PER_SEC);
 	tc_dint(d, "hook_errors", c->ts->hook_errors);
 	tc_dint(d, "hook_commands", c->ts->hook_commands);
 	tc_dint(d, "hook_ms", c->ts->hook_ms);
@@ -383,4 +369,98 @@ int tc_guard(struct tcl_call *c)
 	tc_dint(d, "used_gpus", wg);
 	Tcl_SetObjResult(c->interp, d);
 	return TCL_OK;
+}
+
+/* ---- action list, info, wait ---- */
+
+static Tcl_Obj *info_dict(const struct action_info *i)
+{
+	Tcl_Obj *d = Tcl_NewDictObj();
+
+	tc_dint(d, "id", i->id);
+	tc_dstr(d, "verb", action_kind_name(i->kind));
+	tc_dstr(d, "target", i->target);
+	tc_dstr(d, "status", action_status_name(i->status));
+	tc_dstr(d, "source", i->source);
+	tc_dstr(d, "who", i->who);
+	tc_dtime(d, "submitted", i->submitted);
+	tc_ddbl(d, "age", (double)(i->age_us / 1000) / 1000);
+	tc_dstr(d, "detail", i->detail);
+	return d;
+}
+
+static void add_info(void *ctx, const struct action_info *i)
+{
+	Tcl_ListObjAppendElement(NULL, ctx, info_dict(i));
+}
+
+int tc_action_list(struct tcl_call *c)
+{
+	Tcl_Obj *l = Tcl_NewListObj(0, NULL);
+
+	action_each(c->app, tc_flag(c, "all"), add_info, l);
+	Tcl_SetObjResult(c->interp, l);
+	return TCL_OK;
+}
+
+struct find {
+	uint32_t id;
+	Tcl_Obj *d;
+};
+
+static void find_info(void *ctx, const struct action_info *i)
+{
+	struct find *f = ctx;
+
+	if (i->id == f->id && !f->d)
+		f->d = info_dict(i);
+}
+
+static int action_dict(struct tcl_call *c, uint32_t id)
+{
+	struct find f = {id, NULL};
+
+	action_each(c->app, 1, find_info, &f);
+	if (!f.d)
+		return tc_err(c, "INPUT", "no action %u (the engine keeps the last %d finished)", id, 64);
+	Tcl_SetObjResult(c->interp, f.d);
+	return TCL_OK;
+}
+
+static int action_id(struct tcl_call *c, uint32_t *id)
+{
+	Tcl_WideInt w;
+
+	if (Tcl_GetWideIntFromObj(NULL, c->argv[0], &w) != TCL_OK || w <= 0 || w > UINT32_MAX)
+		return tc_err(c, "INPUT", "an action id is a positive number, not \"%s\"", Tcl_GetString(c->argv[0]));
+	*id = (uint32_t)w;
+	return TCL_OK;
+}
+
+int tc_action_info(struct tcl_call *c)
+{
+	uint32_t id;
+
+	if (action_id(c, &id) != TCL_OK)
+		return TCL_ERROR;
+	return action_dict(c, id);
+}
+
+int tc_action_wait(struct tcl_call *c)
+{
+	struct action_outcome o;
+	struct action_limits l;
+	int64_t us;
+	uint32_t id;
+
+	if (action_id(c, &id) != TCL_OK)
+		return TCL_ERROR;
+	if (clock_is_running(c->app) || tc_in_hook(c->ts))
+		return tc_err(c, "BLOCK", "action wait would block the console: its end shows in `action list` and the log");
+	action_get_limits(c->app, &l);
+	us = l.timeout_us + US_PER_SEC;
+	if (tc_opt(c, "timeout") && tc_duration(tc_optstr(c, "timeout"), &us) < 0)
+		return tc_err(c, "INPUT", "bad -timeout \"%s\"", tc_optstr(c, "timeout"));
+	action_wait(c->app, id, mono_us() + us, &o);
+	return action_dict(c, id);
 }

@@ -135,6 +135,7 @@ static void on_node_state(struct console *c, const struct ev_node_state *e)
 static void on_action(struct console *c, const struct ev_action *a)
 {
 	const char *detail = a->detail && a->detail[0] ? a->detail : NULL;
+	int confirm = a->status && !strcmp(a->status, "confirm");
 
 	switch (a->phase) {
 	case ACT_REQUESTED:
@@ -143,15 +144,20 @@ static void on_action(struct console *c, const struct ev_action *a)
 			    a->who ? a->who : "", a->dry_run ? "  (dry run)" : "");
 		break;
 	case ACT_DECIDED:
-		console_log(c, a->ok ? R_GOOD : R_ERR, "action", "#%u %s%s%s", a->id, a->ok ? "allowed" : "refused",
+		console_log(c, a->ok ? R_GOOD : confirm ? R_WARN : R_ERR, "action", "#%u %s%s%s", a->id,
+			    a->ok ? (a->dry_run ? "dry run" : "allowed") : confirm ? "held" : "refused",
 			    detail ? ": " : "", detail ? detail : "");
 		break;
 	case ACT_SENT:
 		console_log(c, R_INFO, "action", "#%u sent%s%s", a->id, detail ? " to " : "", detail ? detail : "");
 		break;
 	case ACT_RESULT:
-		console_log(c, a->ok ? R_GOOD : R_ERR, "action", "#%u %s%s%s", a->id, a->ok ? "done" : "failed",
-			    detail ? ": " : "", detail ? detail : "");
+		console_log(c, a->ok ? R_GOOD : R_ERR, "action", "#%u %s%s%s", a->id,
+			    a->status && a->status[0] ? a->status : a->ok ? "done" : "failed", detail ? ": " : "",
+			    detail ? detail : "");
+		if (!a->ok)
+			console_set_message(c, R_ERROR, "%s %s: %s: %s", a->verb ? a->verb : "", a->target ? a->target : "",
+					    a->status ? a->status : "failed", detail ? detail : "");
 		break;
 	default:
 		break;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "ui_int.h"
 #include "../store/store.h"
+#include "../action/action.h"
 
 #define MIN_W 40
 #define MIN_H 10
@@ -216,7 +217,12 @@ static void draw_status(struct console *c, const struct view *v, int y)
 		view_text(v, 1, y, v->w - 2, R_STATUS, c->message);
 		return;
 	}
-	snprintf(right, sizeof right, "%s%s  %s  tick %lld ", c->tcl_ok ? "" : "no Tcl  ",
+	int pending = action_pending(c->app);
+	char acts[40] = "";
+
+	if (pending)
+		snprintf(acts, sizeof acts, "%d action%s pending  ", pending, pending == 1 ? "" : "s");
+	snprintf(right, sizeof right, "%s%s%s  %s  tick %lld ", acts, c->tcl_ok ? "" : "no Tcl  ",
 		 recorder_path(c->app) ? "recording" : "not recording", c->theme.name, (long long)c->app->model.tick);
 	for (unsigned i = 0; i < ARRAY_LEN(hints); i++) {
 		int need;
