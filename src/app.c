@@ -48,6 +48,17 @@ static void model_sub(void *ctx, const struct event *ev)
 	model_apply(ctx, ev);
 }
 
+/* Before the loop sleeps: what should not wait for the tick (an XID, a
+ * node's new state, a connection) reaches the model, the recorder and the
+ * hooks now. Telemetry waits for the tick (bus.h: BUS_BATCHED). */
+static void flush_urgent(void *ctx)
+{
+	struct myriad *app = ctx;
+
+	if (app->bus.urgent && !app->bus.flushing)
+		bus_flush(&app->bus);
+}
+
 void app_init(struct myriad *app)
 {
 	memset(app, 0, sizeof *app);
@@ -59,6 +70,7 @@ void app_init(struct myriad *app)
 	registry_add_backend(&sim_backend_ops);
 	registry_add_backend(&slurm_backend_ops);
 	app->loop = loop_new();
+	loop_before_sleep(app->loop, flush_urgent, app);
 	app->now = app->start = wall_us();
 }
 

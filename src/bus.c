@@ -121,6 +121,8 @@ void bus_emit(struct bus *b, const struct event *ev)
 	b->q[b->qlen] = *ev;
 	own_strings(b, &b->q[b->qlen]);
 	b->qlen++;
+	if (!(BUS_MASK(ev->type) & BUS_BATCHED))
+		b->urgent = 1;
 }
 
 void bus_flush(struct bus *b)
@@ -140,5 +142,6 @@ void bus_flush(struct bus *b)
 	b->qhead = b->qlen = 0;
 	arena_reset(&b->strings);
 	b->flushing = 0;
+	b->urgent = 0;
 	drop_unsubscribed(b);
 }

@@ -33,7 +33,15 @@ struct bus {
 	int nsubs, next_id;
 	uint64_t delivered;          /* events delivered since start */
 	int flushing;
+	int urgent;                  /* the queue holds an event that should not wait for the tick */
 };
+
+/* Events that wait for the tick's flush (telemetry, many per tick); any
+ * other event (an XID, a node state, a connection, a job) is delivered as
+ * soon as the loop is about to sleep, so hooks answer a fault in
+ * milliseconds rather than at the next tick. */
+#define BUS_BATCHED (BUS_MASK(EV_TICK) | BUS_MASK(EV_SAMPLE) | BUS_MASK(EV_IB) | BUS_MASK(EV_POWER) | \
+		     BUS_MASK(EV_GPU_INFO) | BUS_MASK(EV_PARSE_ERROR))
 
 void bus_init(struct bus *b);
 void bus_free(struct bus *b);

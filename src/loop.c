@@ -39,8 +39,11 @@ struct loop {
 	int64_t next_id;
 	struct sigwatch sigs[16];
 	int nsigs;
-	loop_hook_fn hook;
-	void *hook_ctx;
+	struct {
+		loop_hook_fn fn;
+		void *ctx;
+	} hooks[LOOP_MAX_HOOKS];
+	int nhooks;
 	int stop, rc;
 };
 
@@ -187,8 +190,22 @@ int loop_signal(struct loop *l, int sig, loop_signal_fn fn, void *ctx)
 
 void loop_before_sleep(struct loop *l, loop_hook_fn fn, void *ctx)
 {
-	l->hook = fn;
-	l->hook_ctx = ctx;
+	if (l->nhooks == LOOP_MAX_HOOKS)
+		fatal("loop: more than %d before-sleep hooks", LOOP_MAX_HOOKS);
+	l->hooks[l->nhooks].fn = fn;
+	l->hooks[l->nhooks].ctx = ctx;
+	l->nhooks++;
+}
+
+void loop_before_sleep_remove(struct loop *l, loop_hook_fn fn, void *ctx)
+{
+	for (int i = 0; i < l->nhooks; i++)
+		if (l->hooks[i].fn == fn && l->hooks[i].ctx == ctx) {
+			for (int k = i; k + 1 < l->nhooks; k++)
+				l->hooks[k] = l->hooks[k + 1];
+			l->nhooks--;
+			return;
+		}
 }
 
 static int next_timeout_ms(struct loop *l, int cap_ms)
@@ -228,8 +245,8 @@ void loop_once(struct loop *l, int ms)
 	struct epoll_event ev[256];
 	int n, timeout = next_timeout_ms(l, ms);
 
-	if (l->hook)
-		l->hook(l->hook_ctx);
+	for (int i = 0; i < l->nhooks; i++)
+		l->hooks[i].fn(l->hooks[i].ctx);
 	n = epoll_wait(l->ep, ev, (int)ARRAY_LEN(ev), timeout);
 	for (int i = 0; i < n; i++) {
 		int fd = ev[i].data.fd, events = 0;

@@ -39,7 +39,10 @@ void loop_timer_cancel(struct loop *l, int64_t id);
 /* Deliver signal sig through the loop (SIGINT, SIGTERM, SIGWINCH, SIGCHLD). */
 int loop_signal(struct loop *l, int sig, loop_signal_fn fn, void *ctx);
 
+/* Hooks run in the order added, before each wait (at most LOOP_MAX_HOOKS). */
+#define LOOP_MAX_HOOKS 4
 void loop_before_sleep(struct loop *l, loop_hook_fn fn, void *ctx);
+void loop_before_sleep_remove(struct loop *l, loop_hook_fn fn, void *ctx);
 /* Runs until loop_stop(); returns the value given to loop_stop. */
 int loop_run(struct loop *l);
 void loop_stop(struct loop *l, int rc);

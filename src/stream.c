@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "stream.h"
+#include "trace.h"
 
 void stream_init(struct stream *s, struct bus *bus, const struct model *m, int32_t node,
 		 enum fmt fmt, const char *source)
@@ -140,6 +141,7 @@ static void xid_line(struct stream *s, const char *line, size_t len, int64_t now
 
 	ev.u.xid = (struct ev_xid){s->node, gpu_of_pci(s->model, s->node, r.pci), r.code, r.pid, r.pci, r.text};
 	s->records++;
+	trace("xid node %d code %d", s->node, r.code);
 	bus_emit(s->bus, &ev);
 }
 

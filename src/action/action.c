@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "action_int.h"
+#include "../trace.h"
 
 static const char *const kind_names[AK_COUNT] = {
 	"node drain", "node resume", "job requeue", "job checkpoint", "fault ack",
@@ -283,6 +284,7 @@ static void send_call(struct myriad *app, struct act *r, const char *decision)
 	r->out.status = AS_SENT;
 	r->sent_mono = mono_us();
 	r->timer = loop_timer(app->loop, (e->lim.timeout_us + 999) / 1000, 0, on_deadline, r);
+	trace("action %u sent %s %s", r->out.id, action_kind_name(r->a.kind), r->a.target ? r->a.target : "");
 	b->ops->send(b, &r->call);
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "action_int.h"
+#include "../trace.h"
 #include "../nodeset.h"
 
 static const enum backend_verb verbs[AK_COUNT] = {
@@ -117,6 +118,7 @@ void act_finish(struct act *r, enum action_status status, enum action_why why, i
 	r->out.failed = failed;
 	if (detail)
 		snprintf(r->out.detail, sizeof r->out.detail, "%s", detail);
+	trace("action %u %s", r->out.id, action_status_name(status));
 	if (was_sent && status != AS_REFUSED)
 		act_emit(app, &r->a, r->out.id, ACT_RESULT, status == AS_DONE, 0, status,
 			 status == AS_DONE && !*r->out.detail ? "ok" : r->out.detail);

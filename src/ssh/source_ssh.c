@@ -23,6 +23,7 @@
 #include "pool.h"
 #include "probes.h"
 #include "../stream.h"
+#include "../trace.h"
 #include "../action/slurm.h"
 
 #define FLOOD_WINDOW_US (10 * US_PER_SEC)
@@ -408,6 +409,7 @@ static int run_start(struct svc_run *r, const char *command)
 
 	if (!(r->chan = pool_exec(sc->h, command, &run_ops, r)))
 		return -1;
+	trace("run %s %s", sc->svc->name, command);
 	source_log(sc->ss, "%s: run: %s", host_name(sc->h), command);
 	return 0;
 }

@@ -274,7 +274,7 @@ static void detach(struct console *c)
 
 	loop_unwatch(app->loop, 0, c);
 	clock_unsubscribe(app, after_tick, c);
-	loop_before_sleep(app->loop, NULL, NULL);
+	loop_before_sleep_remove(app->loop, before_sleep, c);
 	if (c->test_stream) {
 		stream_free(c->test_stream);
 		free(c->test_stream);
