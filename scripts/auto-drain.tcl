@@ -7,10 +7,14 @@
 # convention, "xid79 gpu3 fallen-off-bus". Sympathetic XIDs - 43, 45, 63, 92 -
 # follow another error instead of causing one and are ignored. A node already
 # drained (or drained by this runbook, before the scheduler's next poll shows
-# it) is left alone. Every drain goes through the action engine, so
-# --read-only, --dry-run and the blast-radius guard apply.
+# it) is left alone. The jobs running on the node are rerouted: requeued
+# elsewhere, never again on this node (a GPU that fell off the bus took its
+# job's processes with it); -reroute 0 leaves them to the operator. Every
+# drain and requeue goes through the action engine, so --read-only,
+# --dry-run and the blast-radius guard apply; with a Slurm service they are
+# scontrol commands on the head node (myriad(1), SLURM BACKEND).
 #
-#   myriad --sim accel=600 --ticks 3600 run scripts/auto-drain.tcl ?-codes {79 48}? ?-dry-run?
+#   myriad --sim accel=600 --ticks 3600 run scripts/auto-drain.tcl ?-codes {79 48}? ?-reroute 0? ?-dry-run?
 #   in the configuration:  source /usr/local/share/myriad/scripts/auto-drain.tcl
 
 namespace eval ::autodrain {
@@ -22,6 +26,7 @@ namespace eval ::autodrain {
 		136 nvlink-training  140 ecc-unrecovered
 	}
 	variable dry 0
+	variable reroute 1
 	variable pending {}   ;# node -> when this runbook drained it
 	variable drained {}   ;# what it did: a list of {time node reason}
 }
@@ -38,6 +43,7 @@ proc ::autodrain::on_xid {node index code} {
 	variable codes
 	variable ignore
 	variable dry
+	variable reroute
 	variable pending
 	variable drained
 	if {$node eq "" || $code in $ignore || $code ni $codes} return
@@ -51,6 +57,14 @@ proc ::autodrain::on_xid {node index code} {
 	dict set pending $node [now]
 	lappend drained [list [now -iso] $node $reason]
 	notify -level warn "auto-drain: [dict get $result status] $node ($reason)"
+	if {!$reroute} return
+	foreach job [job list -node $node -state RUNNING] {
+		if {[catch {job requeue $job -exclude $node {*}$opts} r]} {
+			notify -level error "auto-drain: job $job not rerouted: $r"
+		} else {
+			notify -level warn "auto-drain: job $job [dict get $r status]: rerouted away from $node"
+		}
+	}
 }
 
 # Run as a runbook: options from the command line.
@@ -60,7 +74,8 @@ if {[info exists ::argv0] && [file tail $::argv0] eq [file tail [info script]]} 
 			-codes { set ::autodrain::codes $value }
 			-ignore { set ::autodrain::ignore $value }
 			-dry-run { set ::autodrain::dry 1 }
-			default { error "auto-drain: unknown option $opt (-codes LIST, -ignore LIST, -dry-run)" }
+			-reroute { set ::autodrain::reroute [string is true -strict $value] }
+			default { error "auto-drain: unknown option $opt (-codes LIST, -ignore LIST, -reroute 0|1, -dry-run)" }
 		}
 	}
 }
