@@ -26,7 +26,8 @@ static const char *const man_intro[] = {
 	"Commands are ensembles with -option value arguments: an argument is an option only when it is exactly "
 	"the name of one of the command's options, and -- ends the options. Results are Tcl lists and dicts. "
 	"Subcommands may be abbreviated to a unique prefix. Errors set errorCode to {MYRIAD KIND}, where KIND is "
-	"USAGE, INPUT, READONLY, GUARD, CONFIG, NOBACKEND, BACKEND, NOTAVAIL, TIME, BLOCK, UI, STORE, SAFE or EXIT.",
+	"USAGE, INPUT, READONLY, GUARD, CONFIG, NOBACKEND, BACKEND, TIMEOUT, UNREACHABLE, NOTAVAIL, TIME, BLOCK, UI, "
+	"STORE, SAFE or EXIT.",
 	".PP",
 	"Nodesets use ClusterShell syntax and must be braced in Tcl, where brackets are command substitution: "
 	"node drain {gpu[0001-0004]} -reason \"xid79 gpu3 fallen-off-bus\". Topology groups: @all, @su:N, "
@@ -132,18 +133,65 @@ static const char *const man_rest[] = {
 	"touch, and whether it would need confirmation), and sends nothing.",
 	".IP 4.",
 	"blast radius: when the nodes or GPUs touched by actions within guard -window (default 60s of cluster "
-	"time) would exceed guard -nodes (64) or guard -gpus (512), the action stops: the console asks the "
-	"operator and acts on yes; a batch run needs -force -reason TEXT.",
+	"time) would exceed guard -nodes (64) or guard -gpus (512), the action is held: the engine itself never "
+	"asks; whoever submitted it decides. The console asks the operator and acts on yes; a batch run declines "
+	"it (it needs -force -reason TEXT). A checkpoint signal (USR1, USR2, CONT: the job keeps running) does "
+	"not count towards the blast radius; any other signal and every requeue count the job's nodes and GPUs "
+	"(all the GPUs of its nodes when Slurm does not say how many it holds).",
 	".IP 5.",
 	"backend: actions reach the scheduler only through the backend (the simulator's, or Slurm's); with none "
-	"(a recording) they fail with status 2. Results come back as events: a drain shows in the next poll.",
+	"(a recording) they fail with status 2. The effect comes back from the scheduler: a drain shows when "
+	"sinfo says so.",
+	".PP",
+	"An action sent to the backend is pending until the backend answers or guard -timeout (default 20s of "
+	"wall time) passes, and then ends as done, partial (some targets failed: the detail names them), failed "
+	"(the detail is the scheduler's own message) or timed-out. A batch run waits for the end (the loop runs "
+	"meanwhile) and returns it; the console returns at once with status sent, and the end shows in the log "
+	"panel, on the status line (N actions pending) and in action list. Refused, failed and timed-out actions "
+	"are errors (errorCode MYRIAD GUARD, BACKEND, UNREACHABLE, TIMEOUT ...); partial is not, its dict says "
+	"failed N.",
+	".SH BACKENDS",
+	"The backend is where actions go: the embedded simulator's scheduler when the simulator runs, Slurm when "
+	"the configuration names service slurm. One call acts on a whole nodeset.",
+	".PP",
+	"Slurm: every command runs on the head node of service slurm -host HOST over the SSH session myriad "
+	"keeps to it (the one that polls sinfo --json and squeue --json), with the service's -user, -via and "
+	"key; -bin DIR runs DIR/scontrol, -conf FILE sets SLURM_CONF, -sudo prefixes sudo -n, -signal SIG is the "
+	"checkpoint signal (USR1). Every word is quoted for the remote shell: a reason, a job name or a node "
+	"name never becomes shell syntax. What each action runs:",
+	".IP drain",
+	"scontrol update NodeName=NODESET State=DRAIN Reason=TEXT (a drain of a drained node is not an error)",
+	".IP resume",
+	"scontrol update NodeName=NODESET State=RESUME (a node that is not drained is reported: partial or failed)",
+	".IP reroute",
+	"scontrol requeue JOB, then, retried every 100 ms while the job is still leaving its nodes, scontrol "
+	"update JobId=JOB ExcNodeList=NODESET StartTime=now (Slurm refuses ExcNodeList on a running job, and "
+	"without StartTime=now a requeued job waits out its credential's expiry). If the exclusion cannot be "
+	"set the action is partial.",
+	".IP checkpoint",
+	"scancel --full --signal=SIG JOB (--full reaches the batch script too, not only its steps)",
+	".PP",
+	"When a command for a whole nodeset fails, it is run node by node to tell which nodes failed. Slurm's "
+	"message on stderr is the action's detail. After every action sinfo and squeue are read again at once, "
+	"so what the console shows is what Slurm says. A head node that refuses the connection or fails to "
+	"authenticate fails the action at once (UNREACHABLE, exit status 2); one that is still connecting "
+	"holds the command until it is up; one that hangs times out. --dry-run prints the exact command lines.",
+	".PP",
+	"A second scheduler is one more file of the shape of src/action/backend.h: send(call) starts the work "
+	"for a verb (drain, resume, requeue, signal) on a nodeset or a job and answers once with "
+	"backend_reply(call, done|partial|failed|unreachable, failed targets, message); cancel(call) stops "
+	"waiting; describe(call) prints the commands. For Kubernetes: drain is kubectl cordon plus kubectl "
+	"drain --ignore-daemonsets --delete-emptydir-data NODE, resume is kubectl uncordon NODE, reroute is the "
+	"eviction of the job's pods (kubectl delete pod, or the Eviction API) with a node anti-affinity, "
+	"checkpoint is a signal through kubectl exec.",
 	".PP",
 	"plugin FILE loads a Tcl script into a safe interpreter that holds only the commands marked safe, with a "
 	"command budget (-commands, default 100000) and, in the console, a time budget (-time MS, default 1000) "
 	"for every call into it, its hooks included.",
 	".SH EXIT STATUS",
-	"0 ok; 1 an error in what was asked (a script error, bad input, a guard that refused); 2 could not reach "
-	"what it needed (a part not available, no backend, a file that cannot be read).",
+	"0 ok; 1 an error in what was asked (a script error, bad input, a guard that refused, a scheduler that "
+	"refused the action); 2 could not reach what it needed (a part not available, no backend, a head node "
+	"that cannot be reached or does not answer in time, a file that cannot be read).",
 	".SH EXAMPLES",
 	"myriad --sim gpus=2048,seed=3 -e {nodes -state drain}",
 	".br",
