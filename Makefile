@@ -41,7 +41,7 @@ UNIT_OBJ  = $(UNIT_SRC:%.c=$(B)/%.o)
 BENCH_SRC = $(wildcard tests/bench/*.c)
 FUZZ_SRC  = $(wildcard tests/fuzz/fuzz_*.c)
 
-.PHONY: all deps demo check test unit bench fuzz install clean man-check
+.PHONY: all deps demo check check-slurm test unit bench fuzz install clean man-check
 
 all: $(B)/myriad $(B)/myriad-sim $(B)/unit-tests
 
@@ -87,6 +87,11 @@ check: deps
 	@sh tests/run.sh $(B)
 	@$(MAKE) --no-print-directory SAN=1 all
 	@SANITIZED=1 sh tests/run.sh build-san
+
+# The Slurm suite alone: a private Slurm cluster on loopback (needs root).
+check-slurm: deps
+	@$(MAKE) --no-print-directory all
+	MYRIAD_BIN=$(B)/myriad tclsh tests/slurm.test
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(B)/bench $(B)/bench-ui $(B)/bench-store
