@@ -134,7 +134,10 @@ static void draw_row(struct jobs *js, const struct view *v, int y, int i, int na
 	x += view_field(v, x, y, 5, 1, role, buf) + 1;
 	if (nodew)   /* narrow screens leave the node list to the node panel */
 		x += view_field(v, x, y, nodew, 0, role, jb->nodes && jb->nodes[0] ? jb->nodes : "(pending)") + 1;
-	snprintf(buf, sizeof buf, "%d", jb->gpus);
+	if (jb->gpus < 0)   /* Slurm did not say */
+		snprintf(buf, sizeof buf, "?");
+	else
+		snprintf(buf, sizeof buf, "%d", jb->gpus);
 	x += view_field(v, x, y, 6, 1, role, buf) + 1;
 	x += view_field(v, x, y, 10, 0, jb->state == JOB_RUNNING ? R_GOOD : R_DIM, job_state_name(jb->state)) + 1;
 	if (jb->start_time && jb->state == JOB_RUNNING)
@@ -153,7 +156,7 @@ static void jobs_draw(void *st, const struct view *v)
 	int fixed = 2 + 10 + 13 + 6 + 7 + 11 + 9 + 2, flex = MAX(16, v->w - fixed);
 	int namew = v->w < 110 ? flex - 1 : MIN(40, flex * 2 / 5), nodew = v->w < 110 ? 0 : flex - namew - 1;
 	int rows = MAX(1, v->h - 2);
-	int running = 0, pending = 0, faulted = 0;
+	int running = 0, pending = 0, faulted = 0, unknown = 0;
 	long gpus = 0;
 	char title[200], g[32];
 
@@ -165,10 +168,13 @@ static void jobs_draw(void *st, const struct view *v)
 			continue;
 		running += jb->state == JOB_RUNNING;
 		pending += jb->state == JOB_PENDING;
-		gpus += jb->state == JOB_RUNNING ? jb->gpus : 0;
+		gpus += jb->state == JOB_RUNNING ? MAX(jb->gpus, 0) : 0;
+		unknown += jb->state == JOB_RUNNING && jb->gpus < 0;
 		faulted += jb->state == JOB_RUNNING && job_mark(m, jb) == '!';
 	}
 	fmt_count(gpus, g, sizeof g);
+	if (unknown)   /* some job's count is unknown: at least that many */
+		snprintf(g + strlen(g), sizeof g - strlen(g), "+?");
 	snprintf(title, sizeof title, "%d running on %s GPUs, %d pending, %d on faulted nodes   sort %s%s (s S)   "
 		 "faulted only %s (f)", running, g, pending, faulted, sort_names[js->sort], js->reverse ? " reversed" : "",
 		 js->faulted_only ? "on" : "off");

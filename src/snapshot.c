@@ -55,7 +55,12 @@ static void node_json(struct sbuf *b, const struct model *m, int32_t i)
 
 static void job_json(struct sbuf *b, const struct job *j)
 {
-	sbuf_printf(b, "{\"id\":%u,\"state\":\"%s\",\"gpus\":%d,\"name\":", j->id, job_state_name(j->state), j->gpus);
+	sbuf_printf(b, "{\"id\":%u,\"state\":\"%s\",\"gpus\":", j->id, job_state_name(j->state));
+	if (j->gpus < 0)   /* unknown */
+		sbuf_adds(b, "null");
+	else
+		sbuf_printf(b, "%d", j->gpus);
+	sbuf_adds(b, ",\"name\":");
 	sbuf_json_str(b, j->name);
 	sbuf_adds(b, ",\"user\":");
 	sbuf_json_str(b, j->user);

@@ -17,6 +17,51 @@
  * GRES strings ("gpu:h100:8(S:0-1),tmpsize:7T", "gpu:2(IDX:0,3)") are
  * parsed here too. Strings are copied bounded; a bad record is skipped and
  * counted, a bad document is refused.
+ *
+ * A job's GPUs in all. Without AccountingStorageTRES=gres/gpu (the default)
+ * the TRES strings have no gres/gpu, so the count comes from the first of:
+ *  1. tres_alloc_str "gres/gpu=N" (else its typed "gres/gpu:h100=N" summed);
+ *  2. gres_detail, one string per allocated node, "gpu:h100:8(IDX:0-7)" or
+ *     "gpu(CNT:8)" for a GRES without device files: summed over nodes;
+ *  3. tres_req_str, as 1 (Slurm's own total; it names GPUs only on clusters
+ *     that account them, where it is what a pending job asked for);
+ *  4. what the job asked for: tres_per_job "gres/gpu:16" as is, tres_per_node
+ *     "gres/gpu:8" x node_count, tres_per_task "gres/gpu=1" x tasks,
+ *     tres_per_socket x sockets_per_node x node_count (see per_entry_gpus()
+ *     for the spellings); node_count is the allocated count once running,
+ *     the minimum asked for while pending;
+ *  5. else 0 or unknown (-1). 0 only when no source names a GPU and either
+ *     all four tres_per_* fields are there (Slurm puts every GPU request,
+ *     --gres --gpus --gpus-per-node/-socket/-task --tres-per-task, in one of
+ *     them, so none naming a GPU is a job without GPUs), or the job is
+ *     RUNNING or SUSPENDED and gres_detail is an array naming no GPU (Slurm
+ *     sends gres_detail for every started, unfinished job that asked for
+ *     GRES, an empty array otherwise: pending and finished jobs always have
+ *     [], so an empty one says nothing about them). A source that names a
+ *     GPU without a readable total (tres_per_task and no task count) makes it
+ *     unknown, never 0. A mistyped tres_per_* counts as absent. Checked
+ *     against a real 22.05.8 (tests/data/squeue-22.05-notres-live.json).
+ * The job fields as Slurm prints them (SchedMD/slurm, branches slurm-22.05
+ * to slurm-24.11):
+ *  - 22.05, src/plugins/openapi/v0.0.38/jobs.c (`squeue --json` loads that
+ *    plugin, src/squeue/data.c): gres_detail an array of strings; node_count
+ *    a number; tasks a number or null; sockets_per_node a number or null;
+ *    tres_per_job/node/socket/task strings, "" when unset (NULL strings are
+ *    "" in src/plugins/serializer/json/serializer_json.c).
+ *  - 23.02 (data_parser v0.0.39), 23.11 (v0.0.40), 24.05 (v0.0.41), 24.11
+ *    (v0.0.42), src/plugins/data_parser/v0.0.4x/parsers.c: gres_detail an
+ *    array of strings (JOB_INFO_GRES_DETAIL); node_count and tasks
+ *    UINT32_NO_VAL, sockets_per_node UINT16_NO_VAL, i.e. {"set", "infinite",
+ *    "number"} (in the "complex" mode a number, null or "Infinity"); the
+ *    tres_per_* STRING, "" when unset (null in the complex mode).
+ *  - the spellings: "gres:gpu:8" until 23.02 (xfmt_tres() with "gres:gpu" in
+ *    src/common/slurm_opt.c, gres_prepend_tres_type() in src/common/gres.c),
+ *    "gres/gpu:8" from 23.11 (commit 53ec8d6697, "it should be
+ *    TRESType/TRESName"), tres_per_task "gres/gpu=1" from 24.05
+ *    (slurm_option_update_tres_per_task()). gres_detail is written by
+ *    gres_ctld_job_build_details() in src/slurmctld/gres_ctld.c (22.05 to
+ *    23.11), gres_stepmgr_job_build_details() in src/stepmgr/gres_stepmgr.c
+ *    (24.05+), and sent by _pack_job_gres() in src/slurmctld/job_mgr.c.
  */
 #include <jansson.h>
 #include <string.h>
@@ -25,6 +70,7 @@
 #include "../util.h"
 
 #define EPOCH_MAX 253402300799LL   /* 9999-12-31T23:59:59Z */
+#define NO_GPU (-2)                 /* a GPU source that names no GPU (-1: names one, unreadable) */
 
 /* ---- JSON helpers ---- */
 
@@ -114,32 +160,49 @@ static int next_entry(const char **s, struct span *e)
 	return 1;
 }
 
-/* "gpu:h100:8(IDX:0-7)" -> count 8 when the entry is a GPU; 0 if it is not
- * a GPU, -1 if it is but has no count. */
-static int64_t gpu_entry_count(struct span e)
+/* n digits at p -> value; -1 if none, more than 7 or not digits. */
+static int64_t count_of(const char *p, size_t n)
 {
-	size_t end = 0, last = 0;
 	int64_t v = 0;
 
-	if (e.n < 3 || memcmp(e.p, "gpu", 3) || (e.n > 3 && e.p[3] != ':' && e.p[3] != '('))
-		return 0;
-	while (end < e.n && e.p[end] != '(')
-		end++;
-	for (size_t i = 0; i < end; i++)
-		if (e.p[i] == ':')
-			last = i + 1;
-	if (!last || last == end || end - last > 6)
+	if (!n || n > 7)
 		return -1;
-	for (size_t i = last; i < end; i++) {
-		if (!dig(e.p[i]))
+	for (size_t i = 0; i < n; i++) {
+		if (!dig(p[i]))
 			return -1;
-		v = v * 10 + (e.p[i] - '0');
+		v = v * 10 + (p[i] - '0');
 	}
 	return v;
 }
 
-/* Sum of GPU counts in a GRES string; -1 if a GPU entry is unreadable. */
-static int32_t gres_gpus(const char *s)
+static int is_gpu(struct span e)
+{
+	return e.n >= 3 && !memcmp(e.p, "gpu", 3) && (e.n == 3 || e.p[3] == ':' || e.p[3] == '(');
+}
+
+/* "gpu:h100:8(IDX:0-7)" or "gpu:h100(CNT:8)" -> count 8 when the entry is a
+ * GPU; 0 if it is not a GPU, -1 if it is but has no count. */
+static int64_t gpu_entry_count(struct span e)
+{
+	size_t end = 0, last = 0;
+
+	if (!is_gpu(e))
+		return 0;
+	while (end < e.n && e.p[end] != '(')
+		end++;
+	if (e.n - end > 6 && !memcmp(e.p + end, "(CNT:", 5) && e.p[e.n - 1] == ')')
+		return count_of(e.p + end + 5, e.n - end - 6);
+	for (size_t i = 0; i < end; i++)
+		if (e.p[i] == ':')
+			last = i + 1;
+	if (!last || end - last > 6)
+		return -1;
+	return count_of(e.p + last, end - last);
+}
+
+/* Sum of GPU counts in a GRES string; -1 if a GPU entry is unreadable.
+ * *named (if not NULL) is set when an entry is a GPU. */
+static int32_t gres_gpus(const char *s, int *named)
 {
 	struct span e;
 	int64_t sum = 0;
@@ -149,6 +212,8 @@ static int32_t gres_gpus(const char *s)
 	while (next_entry(&s, &e)) {
 		int64_t c = gpu_entry_count(e);
 
+		if (named && is_gpu(e))
+			*named = 1;
 		if (c < 0)
 			return -1;
 		sum += c;
@@ -213,11 +278,11 @@ static int64_t gres_mask(const char *s)
 }
 
 /* "cpu=64,mem=1T,node=4,billing=64,gres/gpu=32" -> 32. Without "gres/gpu"
- * the typed counts ("gres/gpu:h100=32") are summed; none at all -> 0. */
-static int32_t tres_gpus(const char *s)
+ * the typed counts ("gres/gpu:h100=32") are summed; none at all -> NO_GPU. */
+static int64_t tres_gpus(const char *s)
 {
 	struct span e;
-	int64_t plain = -1, typed = 0;
+	int64_t plain = -1, typed = NO_GPU;
 
 	while (next_entry(&s, &e)) {
 		size_t eq = 0;
@@ -237,11 +302,48 @@ static int32_t tres_gpus(const char *s)
 		if (eq == 8)
 			plain = v;
 		else
-			typed += v;
+			typed = MAX(typed, 0) + v;
 	}
-	if (plain >= 0)
-		return (int32_t)plain;
-	return typed > INT32_MAX ? -1 : (int32_t)typed;
+	return plain >= 0 ? plain : typed;
+}
+
+/* A tres_per_* entry: "gres:gpu:8", "gres:gpu:h100:8" (22.05, 23.02),
+ * "gres/gpu:8" (23.11+), "gres/gpu=1", "gres/gpu:a100=2" (tres_per_task,
+ * 24.05+), "gres/gpu" or "gres/gpu:h100" (a count of 1, Slurm's default).
+ * NO_GPU if not a GPU, -1 if the count is unreadable ("gres/gpu:1k"). */
+static int64_t per_entry_gpus(struct span e)
+{
+	size_t eq = 0, last = 0;
+
+	if (e.n < 8 || memcmp(e.p, "gres", 4) || (e.p[4] != '/' && e.p[4] != ':') ||
+	    memcmp(e.p + 5, "gpu", 3) || (e.n > 8 && e.p[8] != ':' && e.p[8] != '='))
+		return NO_GPU;
+	for (size_t i = 8; i < e.n; i++) {
+		eq = e.p[i] == '=' ? i + 1 : eq;
+		last = e.p[i] == ':' ? i + 1 : last;
+	}
+	if (eq)
+		return count_of(e.p + eq, e.n - eq);
+	if (!last || (last < e.n && !dig(e.p[last])))
+		return 1;
+	return count_of(e.p + last, e.n - last);
+}
+
+/* Sum over a tres_per_* string; NO_GPU if it names no GPU, -1 if unreadable. */
+static int64_t per_gpus(const char *s)
+{
+	struct span e;
+	int64_t sum = NO_GPU;
+
+	while (next_entry(&s, &e)) {
+		int64_t c = per_entry_gpus(e);
+
+		if (c == NO_GPU)
+			continue;
+		if (c < 0 || (sum = MAX(sum, 0) + c) > 1000000)
+			return -1;
+	}
+	return sum;
 }
 
 /* ---- state names ---- */
@@ -367,8 +469,8 @@ static int node_gres(struct slurm_node_rec *r, json_t *o, const char *k_total,
 
 	if (hg < 0 || hu < 0)
 		return -1;
-	r->gpus = hg ? gres_gpus(gres) : -1;
-	r->gpus_used = hu ? gres_gpus(used) : -1;
+	r->gpus = hg ? gres_gpus(gres, NULL) : -1;
+	r->gpus_used = hu ? gres_gpus(used, NULL) : -1;
 	return 0;
 }
 
@@ -508,18 +610,94 @@ int slurm_parse_nodes(const char *json, size_t len,
 
 /* ---- jobs ---- */
 
-/* GPUs from the allocated TRES, or the requested ones while pending. */
+/* node_count, tasks, sockets_per_node: > 0, or -1 if not set or mistyped
+ * (the complex mode of data_parser prints "Infinity"). */
+static int64_t job_count(json_t *o, const char *key)
+{
+	int64_t v;
+
+	return get_num(o, key, &v) > 0 && v > 0 && v <= 1000000 ? v : -1;
+}
+
+/* GPUs the job asked for: tres_per_job as is, tres_per_node x node_count,
+ * tres_per_task x tasks, tres_per_socket x sockets_per_node x node_count;
+ * the first that gives a total. NO_GPU if none names a GPU, -1 if one does
+ * but the total is unknown. *all: the four fields are there (string or null). */
+static int64_t asked_gpus(json_t *o, int *all)
+{
+	static const struct {
+		const char *key, *by[2];
+	} f[] = {
+		{"tres_per_job", {NULL, NULL}}, {"tres_per_node", {"node_count", NULL}},
+		{"tres_per_task", {"tasks", NULL}}, {"tres_per_socket", {"sockets_per_node", "node_count"}},
+	};
+	int64_t worst = NO_GPU;
+
+	*all = 1;
+	for (size_t i = 0; i < ARRAY_LEN(f); i++) {
+		const char *s;
+		int rc = get_str(o, f[i].key, &s);
+		int64_t n;
+
+		*all &= rc > 0 || (rc == 0 && json_object_get(o, f[i].key));
+		if (rc <= 0 || (n = per_gpus(s)) == NO_GPU)
+			continue;
+		for (int k = 0; k < 2 && f[i].by[k] && n >= 0; k++) {
+			int64_t m = job_count(o, f[i].by[k]);
+
+			n = m < 0 ? -1 : n * m;
+		}
+		if (n >= 0)
+			return n;
+		worst = -1;
+	}
+	return worst;
+}
+
+/* GPUs of gres_detail (one string per allocated node), summed. NO_GPU if it
+ * names none, -1 if unreadable. *there: it is an array. */
+static int64_t detail_gpus(json_t *o, int *there)
+{
+	json_t *d = json_object_get(o, "gres_detail"), *e;
+	int64_t sum = NO_GPU;
+	size_t i;
+
+	*there = json_is_array(d);
+	json_array_foreach(d, i, e) {
+		int named = 0;
+		int32_t c = json_is_string(e) ? gres_gpus(json_string_value(e), &named) : -1;
+
+		if (c < 0)
+			return -1;
+		if (named)
+			sum = MAX(sum, 0) + c;
+	}
+	return sum;
+}
+
+/* The job's GPUs in all: the first source that gives a count, in the order
+ * and with the rule for 0 of the comment at the top. */
 static int job_gpus(json_t *o, struct slurm_job_rec *r)
 {
 	const char *alloc, *req;
 	int ha = get_str(o, "tres_alloc_str", &alloc), hr = get_str(o, "tres_req_str", &req);
+	int detail, all, started = r->state == JOB_RUNNING || r->state == JOB_SUSPENDED;
+	int64_t src[4], worst = NO_GPU;
 
 	if (ha < 0 || hr < 0)
 		return -1;
-	if (*alloc)
-		r->gpus = tres_gpus(alloc);
-	else if (*req)
-		r->gpus = tres_gpus(req);
+	src[0] = tres_gpus(alloc);
+	src[1] = detail_gpus(o, &detail);
+	src[2] = tres_gpus(req);
+	src[3] = asked_gpus(o, &all);
+	for (size_t i = 0; i < ARRAY_LEN(src); i++) {
+		if (src[i] >= 0) {
+			r->gpus = src[i] > INT32_MAX ? -1 : (int32_t)src[i];
+			return 0;
+		}
+		worst = MAX(worst, src[i]);
+	}
+	r->gpus = worst == NO_GPU && (all || (detail && started)) ? 0 : -1;
 	return 0;
 }
 

@@ -17,7 +17,10 @@ static Tcl_Obj *job_dict(const struct myriad *app, const struct job *j)
 	tc_dstr(d, "state", job_state_name(j->state));
 	tc_dstr(d, "nodes", j->nodes ? j->nodes : "");
 	tc_dint(d, "nnodes", j->nnodes);
-	tc_dint(d, "gpus", j->gpus);
+	if (j->gpus < 0)   /* unknown: "", as tc_ddbl and tc_dtime give it */
+		tc_dstr(d, "gpus", "");
+	else
+		tc_dint(d, "gpus", j->gpus);
 	tc_dint(d, "gpu_mask", j->gpu_mask);
 	tc_dtime(d, "submit_time", j->submit_time);
 	tc_dtime(d, "start_time", j->start_time);

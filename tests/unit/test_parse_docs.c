@@ -259,7 +259,7 @@ TEST(slurm_bad_records_skipped)
 	CHECK_INT(bad, 8);
 	CHECK_INT(j.r[0].id, 1);
 	CHECK_INT(j.r[0].gpu_mask, 0);    /* index 40 does not fit: unknown */
-	CHECK_INT(j.r[0].gpus, -1);
+	CHECK_INT(j.r[0].gpus, 8);        /* the count is still readable */
 	CHECK_INT(j.r[1].id, 11);
 	CHECK_INT(j.r[1].state, JOB_PENDING);
 	CHECK_INT(j.r[1].submit_time, 0);
@@ -289,6 +289,130 @@ TEST(slurm_gres_masks)
 		CHECK_INT(jobs_of(doc, (size_t)n, &j, &bad), 1);
 		CHECK_INT(j.r[0].gpu_mask, cases[i].mask);
 	}
+}
+
+/* ---- GPUs of jobs where the TRES strings lack gres/gpu ----
+ * The *-notres fixtures are clusters without AccountingStorageTRES=gres/gpu
+ * (see tests/data/README); the inline jobs are the cases no Slurm prints. */
+
+#define NOTRES22 "tests/data/squeue-22.05-notres.json"
+#define NOTRES23 "tests/data/squeue-23.11-notres.json"
+#define NOTRES24 "tests/data/squeue-24.11-notres.json"
+
+/* The GPU count the parser gives job `id` of a fixture; -2 if it is not there. */
+static int fixture_gpus(const char *path, uint32_t id)
+{
+	size_t len;
+	char *doc = slurp(path, &len);
+	struct jobs c;
+	int bad = -1, gpus = -2;
+
+	CHECK(doc != NULL);
+	if (!doc)
+		return -2;
+	CHECK(jobs_of(doc, len, &c, &bad) > 0);
+	CHECK_INT(bad, 0);
+	for (int i = 0; i < c.n && i < 8; i++)
+		if (c.r[i].id == id)
+			gpus = c.r[i].gpus;
+	free(doc);
+	return gpus;
+}
+
+/* The GPU count of a document holding the one job `job` (its JSON object). */
+static int job_gpus(const char *job)
+{
+	char doc[1024];
+	struct jobs c;
+	int bad = -1, n = snprintf(doc, sizeof doc, "{\"jobs\": [%s]}", job);
+
+	CHECK_INT(jobs_of(doc, (size_t)n, &c, &bad), 1);
+	CHECK_INT(bad, 0);
+	return c.n == 1 ? c.r[0].gpus : -2;
+}
+
+TEST(slurm_jobs_gpus_gres_detail_only)
+{
+	CHECK_INT(fixture_gpus(NOTRES22, 5101), 12);   /* 8 + 4 over its two nodes */
+	CHECK_INT(fixture_gpus(NOTRES23, 5201), 8);
+	CHECK_INT(fixture_gpus(NOTRES24, 5301), 8);
+	/* a GRES without device files: "NAME(CNT:N)" */
+	CHECK_INT(job_gpus("{\"job_id\": 1, \"job_state\": \"RUNNING\", "
+			   "\"gres_detail\": [\"gpu(CNT:2)\", \"gpu:h100(CNT:2),tmpdisk(CNT:100)\"]}"), 4);
+}
+
+TEST(slurm_jobs_gpus_tres_per_node)
+{
+	CHECK_INT(fixture_gpus(NOTRES22, 5102), 8);   /* "gres:gpu:4" x node_count 2 */
+	CHECK_INT(fixture_gpus(NOTRES23, 5202), 8);   /* "gres/gpu:4" x {"number": 2} */
+	CHECK_INT(fixture_gpus(NOTRES24, 5302), 8);
+	CHECK_INT(fixture_gpus(NOTRES23, 5206), 6);   /* typed: "gres/gpu:h100:2" x 3 */
+	CHECK_INT(job_gpus("{\"job_id\": 1, \"job_state\": \"PENDING\", \"node_count\": 2, "
+			   "\"tres_per_node\": \"gres/gpu=8\"}"), 16);
+	CHECK_INT(job_gpus("{\"job_id\": 1, \"job_state\": \"PENDING\", \"node_count\": 2, "
+			   "\"tres_per_node\": \"gres:gpu,gres:tmpdisk:100\"}"), 2);   /* no count: 1 */
+	/* the TRES strings come first: Slurm's own totals */
+	CHECK_INT(fixture_gpus("tests/data/squeue-22.05.json", 4712), 8);
+	CHECK_INT(fixture_gpus("tests/data/squeue-22.05.json", 4713), 2);
+}
+
+TEST(slurm_jobs_gpus_tres_per_job)
+{
+	CHECK_INT(fixture_gpus(NOTRES22, 5103), 16);   /* "gres:gpu:16" */
+	CHECK_INT(fixture_gpus(NOTRES23, 5203), 16);   /* "gres/gpu:16" */
+	CHECK_INT(fixture_gpus(NOTRES24, 5303), 16);
+}
+
+TEST(slurm_jobs_gpus_tres_per_task)
+{
+	CHECK_INT(fixture_gpus(NOTRES22, 5104), 4);   /* "gres:gpu:1" x tasks 4 */
+	CHECK_INT(fixture_gpus(NOTRES23, 5204), 4);   /* "cpu:8,gres/gpu:1" x 4 */
+	CHECK_INT(fixture_gpus(NOTRES24, 5304), 8);   /* "cpu=4,gres/gpu=1" x 8 */
+	CHECK_INT(fixture_gpus(NOTRES22, 5106), 4);   /* per socket: 2 x 2 sockets x 1 node */
+}
+
+/* A real 22.05.8 `squeue --json` of the test cluster (tests/lib/slurm_cluster.tcl,
+ * AccountingStorageType=none, gpu:4 on 2 nodes); jobs by id. */
+TEST(slurm_jobs_gpus_live_22_05)
+{
+	static const int want[] = {8, 0, 6, 4, 2, 4, 0};   /* jobs 1..7 */
+
+	for (unsigned i = 0; i < ARRAY_LEN(want); i++)
+		CHECK_INT(fixture_gpus("tests/data/squeue-22.05-notres-live.json", i + 1), want[i]);
+}
+
+TEST(slurm_jobs_gpus_unknown)
+{
+	/* nothing says: pending, TRES without gres/gpu, no tres_per_* fields */
+	CHECK_INT(job_gpus("{\"job_id\": 1, \"job_state\": \"PENDING\", \"gres_detail\": [], "
+			   "\"tres_req_str\": \"cpu=1,mem=4G,node=1,billing=1\", \"tres_alloc_str\": \"\"}"), -1);
+	CHECK_INT(job_gpus("{\"job_id\": 1, \"job_state\": \"RUNNING\", "
+			   "\"tres_alloc_str\": \"cpu=8,mem=8G,node=1,billing=8\"}"), -1);
+	/* some tres_per_* fields only */
+	CHECK_INT(job_gpus("{\"job_id\": 1, \"job_state\": \"PENDING\", \"tres_per_node\": \"\", "
+			   "\"tres_per_job\": \"\", \"tres_req_str\": \"cpu=1\"}"), -1);
+	/* a GPU asked for, but not how many in all */
+	CHECK_INT(fixture_gpus(NOTRES22, 5107), -1);   /* per task, "tasks": null */
+	CHECK_INT(fixture_gpus(NOTRES24, 5306), -1);   /* per task, tasks not set */
+	CHECK_INT(job_gpus("{\"job_id\": 1, \"job_state\": \"PENDING\", \"node_count\": 1, "
+			   "\"tres_per_node\": \"gres/gpu:1k\", \"tres_per_job\": \"\", \"tres_per_socket\": \"\", "
+			   "\"tres_per_task\": \"\"}"), -1);
+	/* a finished job: Slurm prints no gres_detail for it */
+	CHECK_INT(job_gpus("{\"job_id\": 1, \"job_state\": \"COMPLETING\", \"gres_detail\": []}"), -1);
+}
+
+TEST(slurm_jobs_gpus_cpu_only)
+{
+	/* every tres_per_* field there and none names a GPU */
+	CHECK_INT(fixture_gpus(NOTRES22, 5105), 0);
+	CHECK_INT(fixture_gpus(NOTRES23, 5205), 0);
+	CHECK_INT(fixture_gpus(NOTRES24, 5305), 0);   /* "cpu=4" per task */
+	/* running with a gres_detail that names no GPU */
+	CHECK_INT(job_gpus("{\"job_id\": 1, \"job_state\": \"RUNNING\", \"gres_detail\": []}"), 0);
+	CHECK_INT(job_gpus("{\"job_id\": 1, \"job_state\": [\"SUSPENDED\"], "
+			   "\"gres_detail\": [\"tmpdisk(CNT:100)\"]}"), 0);
+	/* a TRES string that says 0 */
+	CHECK_INT(job_gpus("{\"job_id\": 1, \"job_state\": \"RUNNING\", \"tres_alloc_str\": \"cpu=1,gres/gpu=0\"}"), 0);
 }
 
 /* ---- facility ---- */
