@@ -113,6 +113,7 @@ static int cb_auth_pubkey(ssh_session s, const char *user, struct ssh_key_struct
 	if (state != SSH_PUBLICKEY_STATE_VALID)
 		return SSH_AUTH_DENIED;
 	se->node = node;
+	snprintf(se->user, sizeof se->user, "%s", user);
 	return SSH_AUTH_SUCCESS;
 }
 
@@ -351,6 +352,20 @@ void srv_on_housekeeping(void *ctx, int64_t id)
 				sess_settle(se);
 				break;
 			}
+	}
+}
+
+/* An injected fault's lines leave now rather than at the next step: the
+ * sessions logged in as that node (every session if node < 0) write what
+ * they have queued. */
+void srv_kick(struct srv *srv, int node)
+{
+	for (struct sess *se = srv->sessions, *next; se; se = next) {
+		next = se->next;
+		if (node >= 0 && se->node != node)
+			continue;
+		sess_work(se);
+		sess_settle(se);
 	}
 }
 

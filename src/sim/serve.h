@@ -7,9 +7,13 @@
  * facility meter. Each node answers the probe commands of src/ssh/probes.h
  * with the simulator's text for that node (one sim_step per second, routed
  * to the node's open channels), `hostname`, and on the head node
- * `squeue --json` and `sinfo --json`; anything else is refused with a clear
- * message on stderr and exit status 127. Only the client key written beside
- * the configuration is accepted.
+ * `squeue --json`, `sinfo --json` and the scontrol / scancel commands of a
+ * Slurm backend, acting on the simulator (serve_slurm.c); anything else is
+ * refused with a clear message on stderr and exit status 127. Only the
+ * client key written beside the configuration is accepted.
+ *
+ * With --control -, commands read from standard input inject faults while
+ * serving, one answer line each on standard output (serve_control.c).
  */
 #ifndef MYRIAD_SIM_SERVE_H
 #define MYRIAD_SIM_SERVE_H
@@ -21,6 +25,7 @@ struct serve_opts {
 	const char *config;        /* --write-config FILE (the key goes to FILE.key) */
 	const char *hostkey;       /* --hostkey FILE: keep the host key there; NULL: a new one */
 	double speed;              /* simulated seconds per real second, default 1 */
+	int control;               /* --control -: commands on stdin, answers on stdout */
 };
 
 /* Runs until SIGINT or SIGTERM. Returns the exit status. */

@@ -6,6 +6,9 @@
  * Commands are split into words as a POSIX shell would for simple commands
  * (quotes and backslashes, no expansion); anything with unquoted shell
  * syntax is refused, except the IB counter loop of probes.h, matched whole.
+ * Glob characters (* ? [) stay as typed, as a pattern that matches no file
+ * does in sh: an unquoted NodeName=gpu[0001-0004] reaches scontrol whole.
+ * The head node's scontrol and scancel are in serve_slurm.c.
  */
 #include <stdio.h>
 #include <string.h>
@@ -45,7 +48,7 @@ void srv_node_name(const struct srv *srv, int node, char *out, size_t cap)
 #define MAX_WORDS 64
 
 /* Splits cmd into words in buf; returns the count, or -1 if it is not a
- * simple command (unquoted | & ; < > ( ) $ ` * ? [ ~ or newline). */
+ * simple command (unquoted | & ; < > ( ) $ ` ~ or newline). */
 static int split_words(const char *cmd, char **w, char *buf)
 {
 	int n = 0;
@@ -79,7 +82,7 @@ static int split_words(const char *cmd, char **w, char *buf)
 				if (!*++p)
 					return -1;
 				*o++ = *p;
-			} else if (strchr("|&;<>()$`*?[~\n#", *p) && !(*p == '#' && o > w[n - 1])) {
+			} else if (strchr("|&;<>()$`~\n#", *p) && !(*p == '#' && o > w[n - 1])) {
 				return -1;
 			} else {
 				*o++ = *p;
@@ -126,6 +129,15 @@ static void subscribe(struct schan *c, int kind)
 	}
 }
 
+int srv_subscribers(const struct srv *srv, int node, int kind)
+{
+	int n = 0;
+
+	for (const struct schan *c = srv->subs[node * 3 + (kind - CK_NVSMI)]; c; c = c->sub_next)
+		n++;
+	return n;
+}
+
 void chan_unsubscribe(struct schan *c)
 {
 	struct srv *srv = c->sess->srv;
@@ -147,6 +159,14 @@ static void reply(struct schan *c, int status, const char *text, size_t n)
 		chan_queue(c, text, n);
 	c->status = status;
 	c->finishing = 1;
+}
+
+/* A one-shot command's end: out on stdout, err (if any) on stderr, status. */
+void chan_answer(struct schan *c, int status, const char *out, size_t n, const char *err)
+{
+	if (err && *err)
+		ssh_channel_write_stderr(c->ch, err, (uint32_t)strlen(err));
+	reply(c, status, out, n);
 }
 
 static void refuse(struct schan *c, const char *why)
@@ -191,6 +211,8 @@ static int service_command(struct schan *c, int n, char **w)
 	int node = c->sess->node;
 	static const char *const json[] = {"--json", NULL};
 
+	if (node == NODE_HEAD && slurm_command(c, n, w) == 0)
+		return 0;
 	if (node == NODE_HEAD && (!strcmp(w[0], "sinfo") || !strcmp(w[0], "squeue")) && has_arg(n, w, json)) {
 		const struct sbuf *d = &srv->docs[w[0][1] == 'i' ? 0 : 1];
 
@@ -278,4 +300,15 @@ void srv_sim_text(void *ctx, enum sim_stream s, int32_t node, const char *buf, s
 	}
 	for (struct schan *c = srv->subs[node * 3 + (s == SIM_NVSMI ? 0 : s == SIM_KMSG ? 1 : 2)]; c; c = c->sub_next)
 		chan_queue(c, buf, n);
+}
+
+/* After an action: the head node's documents now, as slurmctld answers
+ * with the change at once. Printing a document draws nothing and does not
+ * advance the clock, so the next step prints what it would have. */
+void srv_refresh_docs(struct srv *srv)
+{
+	struct sim_sink sink = {srv, srv_sim_text};
+
+	sim_print_service(srv->sim, SIM_SINFO, &sink);
+	sim_print_service(srv->sim, SIM_SQUEUE, &sink);
 }

@@ -1,7 +1,9 @@
 /*
- * serve_int.h - state of `myriad-sim serve`, shared by serve.c (listening,
- * sessions, keys, the configuration file) and serve_cmd.c (what a channel's
- * command does, and routing the simulator's text to channels).
+ * serve_int.h - state of `myriad-sim serve`, shared by serve.c (sessions,
+ * channels, the step), serve_setup.c (keys, listening, the configuration
+ * file), serve_cmd.c (what a channel's command does, and routing the
+ * simulator's text to channels), serve_slurm.c (the head node's scontrol and
+ * scancel) and serve_control.c (--control: faults injected from stdin).
  */
 #ifndef MYRIAD_SIM_SERVE_INT_H
 #define MYRIAD_SIM_SERVE_INT_H
@@ -43,9 +45,18 @@ struct sess {
 	struct ssh_server_callbacks_struct cb;
 	int fd, watched;
 	int node;                    /* node index, NODE_HEAD, NODE_BMS, or -1 before auth */
+	char user[32];               /* the login name, once authenticated */
 	int kex_done, dead;
 	int64_t deadline;            /* until authenticated */
 	struct schan *chans;
+};
+
+struct srv_ctl {                 /* --control -: commands on stdin, answers on stdout */
+	int in, out;                 /* 0 and 1 while open, -1 once closed */
+	int in_watched, out_watched, discarding;
+	struct sbuf line;            /* the input line being read */
+	struct sbuf ans;             /* answers not yet written */
+	size_t ans_off;
 };
 
 struct srv {
@@ -63,6 +74,7 @@ struct srv {
 	int32_t nodes;
 	int name_width;
 	int64_t accepted, commands, dropped;
+	struct srv_ctl ctl;
 };
 
 /* serve.c */
@@ -70,6 +82,7 @@ void srv_on_bind(void *ctx, int fd, int events);      /* accept what is waiting 
 void srv_on_step(void *ctx, int64_t id);             /* one simulated second */
 void srv_on_housekeeping(void *ctx, int64_t id);     /* timeouts, sleeps */
 void srv_free_sessions(struct srv *srv);
+void srv_kick(struct srv *srv, int node);           /* write what is queued now (node -1: all) */
 
 /* serve_cmd.c */
 int srv_node_of(const struct srv *srv, const char *user);
@@ -78,5 +91,15 @@ void chan_start(struct schan *c);                 /* handle the exec request */
 void srv_sim_text(void *ctx, enum sim_stream s, int32_t node, const char *buf, size_t n);
 void chan_unsubscribe(struct schan *c);
 void chan_queue(struct schan *c, const char *buf, size_t n);
+void chan_answer(struct schan *c, int status, const char *out, size_t n, const char *err);
+int srv_subscribers(const struct srv *srv, int node, int kind);
+void srv_refresh_docs(struct srv *srv);           /* sinfo and squeue now, time unchanged */
+
+/* serve_slurm.c: scontrol and scancel on the head node; -1 if w[0] is neither */
+int slurm_command(struct schan *c, int n, char **w);
+
+/* serve_control.c */
+void ctl_start(struct srv *srv);
+void ctl_free(struct srv *srv);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * serve_setup.c - starting `myriad-sim serve`: the simulator, the host and
  * client keys, the listening socket (loopback only, a deep backlog), the
- * configuration file for myriad, the loop, and the orderly stop.
+ * configuration file for myriad, the loop (and --control on it), and the
+ * orderly stop.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -132,6 +133,8 @@ static int keys_and_config(struct srv *srv, int *port)
 
 static void srv_free(struct srv *srv)
 {
+	if (srv->o->control)
+		ctl_free(srv);
 	srv_free_sessions(srv);
 	if (srv->bind)
 		ssh_bind_free(srv->bind);
@@ -156,6 +159,7 @@ int serve_run(const struct serve_opts *o)
 
 	memset(&srv, 0, sizeof srv);
 	srv.o = o;
+	srv.ctl.in = srv.ctl.out = -1;
 	sim_spec_default(&spec);
 	if (o->spec && sim_spec_parse(&spec, o->spec, &err) < 0) {
 		fprintf(stderr, "myriad-sim: --sim: %s\n", err);
@@ -185,6 +189,8 @@ int serve_run(const struct serve_opts *o)
 	loop_watch(srv.loop, srv.bind_fd, LOOP_READ, srv_on_bind, &srv);
 	loop_timer(srv.loop, (int64_t)(1000 / speed), (int64_t)(1000 / speed), srv_on_step, &srv);
 	loop_timer(srv.loop, 100, 100, srv_on_housekeeping, &srv);
+	if (o->control)
+		ctl_start(&srv);
 	fprintf(stderr, "myriad-sim: serving %d nodes, head01 and bms01 on %s:%d%s%s\n", srv.nodes, o->addr, port,
 		o->config ? "; configuration in " : "", o->config ? o->config : "");
 	loop_run(srv.loop);

@@ -1,8 +1,10 @@
 /*
  * sim.c - the simulated cluster's lifecycle: the spec ("gpus=2048,seed=7,..."),
  * creation (topology, fleet, pre-existing faults, warm-started workload,
- * facility), the one-second step and its order, and the scheduler face that
- * the "sim" backend calls as it would call scontrol / scancel.
+ * facility), the one-second step and its order, the scheduler face that
+ * the "sim" backend calls as it would call scontrol / scancel (and that
+ * myriad-sim serve's head node calls for them), and faults injected between
+ * steps with their kernel lines printed at once (myriad-sim serve --control).
  *
  * A step advances the virtual clock by one second, then: faults (queued and
  * natural XIDs, garbled lines, health check, repairs), workload (job ends,
@@ -390,4 +392,111 @@ void sim_inject_xid(struct sim *s, int32_t node, int32_t gpu, int32_t code)
 	if (node < 0 || node >= s->topo.nodes || gpu < 0 || gpu >= SIM_GPN || code < 0)
 		return;
 	faults_queue(s, node, gpu, code, sim_sec(s) + 1, 0, 1);
+}
+
+/* ---- jobs as scontrol sees them ---- */
+
+static int pending_like(const struct sjob *j)
+{
+	return j->state == JOB_PENDING || j->state == JOB_REQUEUED || (j->state == JOB_NODE_FAIL && j->requeue);
+}
+
+enum sim_job_phase sim_job_phase(struct sim *s, uint32_t job)
+{
+	struct sjob *j = wl_find(s, job);
+
+	if (!j)
+		return SIM_JOB_GONE;
+	if (pending_like(j))
+		return SIM_JOB_PENDING;
+	return j->state == JOB_RUNNING ? SIM_JOB_RUNNING : SIM_JOB_DONE;
+}
+
+/* Slurm checks the excluded nodes, then the begin time; each needs a pending
+ * job. wl_requeue on a job that is not running only adds the exclusions. */
+int sim_job_update(struct sim *s, uint32_t job, const int32_t *exclude, int nexclude, int64_t begin, char *err,
+		   size_t errlen)
+{
+	struct sjob *j = wl_find(s, job);
+
+	if (!j)
+		ERR("Invalid job id specified");
+	if (is_done(j))
+		ERR("Job has already finished");
+	if (!pending_like(j))
+		ERR("Job is no longer pending execution");
+	for (int i = 0; i < nexclude; i++)
+		if (exclude[i] < 0 || exclude[i] >= s->topo.nodes)
+			ERR("Invalid node name specified");
+	wl_requeue(s, j, exclude, nexclude);
+	if (begin >= 0)
+		j->eligible = MAX(begin / US_PER_SEC, sim_sec(s));
+	return 0;
+}
+
+/* ---- faults now (myriad-sim serve --control) ---- */
+
+/* Puts back the queue and faulted list set aside by sim_inject_xid_now,
+ * followed by what the one XID added (its sympathetic lines, its node). */
+static void xid_now_merge(struct sim *s, struct sxq *xq, int32_t nxq, int32_t xqcap, int32_t *faulted,
+			  int32_t nfaulted)
+{
+	struct sxq *added = s->xq;
+	int32_t nadded = s->nxq, *fnew = s->faulted, nfnew = s->nfaulted;
+
+	s->xq = xq;
+	s->nxq = nxq;
+	s->xqcap = xqcap;
+	for (int32_t i = 0; i < nadded; i++)
+		faults_queue(s, added[i].node, added[i].gpu, added[i].code, added[i].at, added[i].pid, added[i].primary);
+	free(added);
+	s->faulted = faulted;
+	s->nfaulted = nfaulted;
+	if (nfnew) {
+		s->faulted = xrealloc(s->faulted, (size_t)(nfaulted + nfnew) * sizeof *s->faulted);
+		memcpy(s->faulted + nfaulted, fnew, (size_t)nfnew * sizeof *fnew);
+		s->nfaulted += nfnew;
+	}
+	free(fnew);
+}
+
+/* faults_step on a queue holding only this XID, due this second, with no
+ * natural fault or garbled line drawn (a zero rate draws nothing) and only
+ * the node the XID faults, if any, tended: its health check is 30-90 s
+ * away, so tending it at most books the repair crew of a node already
+ * drained, as the next step would. Nothing else moves. */
+int sim_inject_xid_now(struct sim *s, int32_t node, int32_t gpu, int32_t code, const struct sim_sink *sink)
+{
+	struct sxq *xq = s->xq;
+	int32_t nxq = s->nxq, xqcap = s->xqcap, *faulted = s->faulted, nfaulted = s->nfaulted;
+	double lambda = s->lambda, garble = s->garble_p;
+	int64_t lines = s->n_xid_lines;
+
+	if (node < 0 || node >= s->topo.nodes || gpu < 0 || gpu >= SIM_GPN || code < 0)
+		return -1;
+	s->xq = NULL;
+	s->nxq = s->xqcap = 0;
+	s->faulted = NULL;
+	s->nfaulted = 0;
+	s->lambda = s->garble_p = 0;
+	faults_queue(s, node, gpu, code, sim_sec(s), 0, 1);
+	s->sink = sink;
+	faults_step(s);
+	s->sink = NULL;
+	s->lambda = lambda;
+	s->garble_p = garble;
+	xid_now_merge(s, xq, nxq, xqcap, faulted, nfaulted);
+	return (int)(s->n_xid_lines - lines);
+}
+
+int sim_fault_now(struct sim *s, int32_t node, int32_t gpu, const char *kind, const struct sim_sink *sink)
+{
+	int rc;
+
+	if (node < 0 || node >= s->topo.nodes || gpu < 0 || gpu >= SIM_GPN || !kind)
+		return -1;
+	s->sink = sink;
+	rc = faults_force(s, node, gpu, kind);
+	s->sink = NULL;
+	return rc;
 }

@@ -76,7 +76,28 @@ int sim_resume(struct sim *s, int32_t node, char *err, size_t errlen);
 int sim_requeue(struct sim *s, uint32_t job, const int32_t *exclude, int nexclude, char *err, size_t errlen);
 int sim_signal(struct sim *s, uint32_t job, int sig, char *err, size_t errlen);
 
+/* How scontrol and scancel see a job. PENDING includes the phases between
+ * a node failure or a requeue and pending again (Slurm shows those jobs
+ * pending); GONE is an unknown id or a finished job already purged. */
+enum sim_job_phase { SIM_JOB_GONE, SIM_JOB_PENDING, SIM_JOB_RUNNING, SIM_JOB_DONE };
+enum sim_job_phase sim_job_phase(struct sim *s, uint32_t job);
+/* scontrol update JobId=job ExcNodeList=... StartTime=...: a pending job gets
+ * the excluded nodes added (nexclude may be 0) and, if begin >= 0, may start
+ * from begin (us; now if earlier). Running ones: "Job is no longer pending
+ * execution". 0, or -1 with Slurm's message in err. */
+int sim_job_update(struct sim *s, uint32_t job, const int32_t *exclude, int nexclude, int64_t begin, char *err,
+		   size_t errlen);
+
 /* Fault injection for tests: make node's GPU emit XID code at the next step. */
 void sim_inject_xid(struct sim *s, int32_t node, int32_t gpu, int32_t code);
+/* The same XID now, between steps: its kernel lines (stamped with the
+ * current second) go to sink at once and its consequences happen now, as
+ * sim_inject_xid's would at the next step; its sympathetic lines still come
+ * a second later. Returns the number of kernel lines printed (0: the node is
+ * hung or that GPU has already fallen off the bus, nothing happened), -1 for
+ * a bad node, GPU or code. */
+int sim_inject_xid_now(struct sim *s, int32_t node, int32_t gpu, int32_t code, const struct sim_sink *sink);
+/* sim_test_fault (sim_test.h) with its kernel lines going to sink at once. */
+int sim_fault_now(struct sim *s, int32_t node, int32_t gpu, const char *kind, const struct sim_sink *sink);
 
 #endif

@@ -2,14 +2,16 @@
  * sim_main.c - the myriad-sim command (DESIGN.md section 9):
  *
  *   myriad-sim serve --sim SPEC --listen ADDR:PORT --write-config FILE
- *                    [--hostkey FILE] [--speed X]
+ *                    [--hostkey FILE] [--speed X] [--control -]
  *
  * serves the simulated fleet over SSH (serve.h). ADDR must be a loopback
  * address (127.0.0.0/8); PORT 0 picks a free port, printed on stderr and
  * written into FILE. FILE is written once the server listens, so a script
- * may wait for it to appear.
+ * may wait for it to appear. --control - reads fault injections from
+ * standard input and answers each on standard output (serve_control.c).
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include "serve.h"
@@ -18,11 +20,16 @@
 static void usage(FILE *f)
 {
 	fputs("usage: myriad-sim serve --sim SPEC --listen 127.0.0.1:PORT --write-config FILE\n"
-	      "                        [--hostkey FILE] [--speed X]\n"
+	      "                        [--hostkey FILE] [--speed X] [--control -]\n"
 	      "  Serves every node of the simulated cluster over SSH from one process; the login\n"
-	      "  name selects the node (gpu0042@127.0.0.1), head01 is the Slurm head node, bms01\n"
-	      "  the facility meter. FILE is a myriad configuration (myriad -c FILE); the client\n"
-	      "  key it names is written to FILE.key. PORT 0 picks a free port.\n"
+	      "  name selects the node (gpu0042@127.0.0.1), head01 is the Slurm head node (sinfo,\n"
+	      "  squeue, scontrol update/requeue, scancel), bms01 the facility meter. FILE is a\n"
+	      "  myriad configuration (myriad -c FILE); the client key it names is written to\n"
+	      "  FILE.key. PORT 0 picks a free port.\n"
+	      "  --control -: one command a line on stdin, one answer line each on stdout:\n"
+	      "    xid NODE:GPU CODE          -> ok xid NODE:GPU CODE WALL_US CHANNELS\n"
+	      "    fault NODE ?GPU? KIND      -> ok fault NODE:GPU KIND WALL_US CHANNELS\n"
+	      "    time                       -> ok WALL_US          (or: error WHY)\n"
 	      "SPEC: gpus=10240,seed=1,accel=1,start=2026-01-01T00:00:00Z,load=0.9\n",
 	      f);
 }
@@ -84,6 +91,12 @@ int main(int argc, char **argv)
 			o.config = v;
 		} else if (!strcmp(a, "--hostkey")) {
 			o.hostkey = v;
+		} else if (!strcmp(a, "--control")) {
+			if (strcmp(v, "-") || fcntl(0, F_GETFD) < 0 || fcntl(1, F_GETFD) < 0) {
+				fprintf(stderr, "myriad-sim: --control wants - (standard input and output, both open)\n");
+				return 1;
+			}
+			o.control = 1;
 		} else if (!strcmp(a, "--speed")) {
 			o.speed = atof(v);
 			if (!(o.speed > 0) || o.speed > 1000) {
