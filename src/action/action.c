@@ -87,19 +87,45 @@ static void remember(struct engine *e, int64_t now, int32_t nodes, int32_t gpus)
 	e->t[e->nt++] = (struct touch){now, nodes, gpus};
 }
 
+/* Length of the UTF-8 sequence at p (1-4), 0 if it is not one. */
+static int utf8_seq(const unsigned char *p)
+{
+	int n = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+		: p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+
+	for (int i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((n == 3 && p[0] == 0xe0 && p[1] < 0xa0) || (n == 3 && p[0] == 0xed && p[1] >= 0xa0) ||
+	    (n == 4 && p[0] == 0xf0 && p[1] < 0x90) || (n == 4 && p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;   /* overlong, surrogate, beyond U+10FFFF */
+	return n;
+}
+
+/* A drain reason is shown by sinfo and stored by Slurm as given, except
+ * that scontrol drops a leading and a trailing double quote: so no control
+ * character (C0, DEL, C1), no comma, no double quote, valid UTF-8, at most
+ * 64 characters (not bytes). */
 const char *action_check_reason(const char *r)
 {
+	int chars = 0;
+
 	if (!r || !*r)
 		return "a drain needs a reason (-reason TEXT), e.g. \"xid79 gpu3 fallen-off-bus\"";
-	if (strlen(r) > 64)
-		return "the reason is longer than 64 characters";
-	for (const unsigned char *p = (const unsigned char *)r; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)r; *p; chars++) {
+		int n = utf8_seq(p);
+
+		if (!n)
+			return "the reason is not valid UTF-8";
+		if (*p < 0x20 || *p == 0x7f || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0))
+			return "the reason must not contain control characters";
 		if (*p == ',')
 			return "the reason must not contain commas (sinfo output readability)";
-		if (*p < 0x20 || *p == 0x7f)
-			return "the reason must not contain control characters";
+		if (*p == '"')
+			return "the reason must not contain double quotes (scontrol drops them)";
+		p += n;
 	}
-	return NULL;
+	return chars > 64 ? "the reason is longer than 64 characters" : NULL;
 }
 
 /* ---- audit events ---- */
@@ -195,6 +221,14 @@ static int over_limit(struct myriad *app, const struct action_outcome *out, char
 	return 0;
 }
 
+static int finished_job(struct myriad *app, uint32_t id)
+{
+	const struct job *j = model_job(&app->model, id);
+
+	return j && j->state != JOB_PENDING && j->state != JOB_RUNNING && j->state != JOB_SUSPENDED &&
+	       j->state != JOB_COMPLETING && j->state != JOB_REQUEUED;
+}
+
 static int input_error(struct myriad *app, const struct action *a, struct action_outcome *out)
 {
 	const char *why = NULL;
@@ -207,6 +241,8 @@ static int input_error(struct myriad *app, const struct action *a, struct action
 		why = "invalid signal";
 	else if ((a->kind == AK_DRAIN || a->kind == AK_RESUME) && a->nnodes == 0)
 		why = "no nodes to act on";
+	else if (a->kind == AK_REQUEUE && finished_job(app, a->job))
+		why = "the job has ended: a requeue would run it again (Slurm requeues a finished job it still remembers)";
 	if (a->force && (!a->force_reason || !*a->force_reason))
 		why = "-force needs -reason TEXT saying why";
 	if (why)

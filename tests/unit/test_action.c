@@ -117,6 +117,19 @@ TEST(action_reason_convention)
 	CHECK(action_check_reason("a,b") != NULL);
 	CHECK(action_check_reason("a\nb") != NULL);
 	CHECK(action_check_reason("0123456789012345678901234567890123456789012345678901234567890123x") != NULL);
+	CHECK(action_check_reason("say \"hi\"") != NULL);             /* scontrol would drop the quotes */
+	CHECK(action_check_reason("a\xc2\x9b[2Jb") != NULL);          /* C1 CSI */
+	CHECK(action_check_reason("a\x7f") != NULL);
+	CHECK(action_check_reason("bad \xff utf8") != NULL);
+	CHECK(action_check_reason("\xed\xa0\x80 surrogate") != NULL);
+	/* 64 characters of three bytes each are 64 characters, not 192 */
+	char cjk[64 * 3 + 4] = "";
+
+	for (int i = 0; i < 64; i++)
+		strcat(cjk, "\xe6\xb8\xa9");
+	CHECK(action_check_reason(cjk) == NULL);
+	strcat(cjk, "\xe6\xb8\xa9");
+	CHECK(action_check_reason(cjk) != NULL);
 }
 
 /* ---- a backend that answers when the test says so ---- */
