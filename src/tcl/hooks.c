@@ -428,7 +428,10 @@ static void job_changed(struct tcl_state *ts, const struct event *ev)
 	tc_dstr(d, "user", j ? j->user : "");
 	tc_dstr(d, "partition", j ? j->partition : "");
 	tc_dstr(d, "nodes", j && j->nodes ? j->nodes : "");
-	tc_dint(d, "gpus", j ? j->gpus : 0);
+	if (j && j->gpus >= 0)
+		tc_dint(d, "gpus", j->gpus);
+	else
+		tc_dstr(d, "gpus", "");   /* unknown (or the job is gone), as job info says */
 	fire(ts, HK_JOB, d, job_pred, &a);
 }
 

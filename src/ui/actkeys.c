@@ -187,15 +187,16 @@ static char *exclude_set(const struct model *m, const struct job *j, int32_t als
 static void reroute(struct console *c, const struct job *j, int32_t node, struct sbuf *text, struct sbuf *cmd)
 {
 	const struct model *m = &c->app->model;
-	char *ex = exclude_set(m, j, node), run[32];
+	char *ex = exclude_set(m, j, node), run[32], gpus[16];
 
 	fmt_duration(j->start_time ? m->time - j->start_time : 0, run, sizeof run);
+	snprintf(gpus, sizeof gpus, j->gpus >= 0 ? "%d" : "?", j->gpus);
 	sbuf_printf(cmd, "job requeue %u", j->id);
 	if (*ex)
 		sbuf_printf(cmd, " -exclude {%s}", ex);
-	sbuf_printf(text, "Requeue job %u (%s, '%s', %d nodes, %d GPUs, running %s): the scheduler stops it and "
+	sbuf_printf(text, "Requeue job %u (%s, '%s', %d nodes, %s GPUs, running %s): the scheduler stops it and "
 		    "starts its batch script again; it resumes from its last checkpoint.", j->id, j->user, j->name,
-		    j->nnodes, j->gpus, run);
+		    j->nnodes, gpus, run);
 	if (*ex)
 		sbuf_printf(text, "\nIt will not be placed on %s.", ex);
 	free(ex);

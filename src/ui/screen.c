@@ -210,7 +210,7 @@ static void draw_status(struct console *c, const struct view *v, int y)
 		{"show-closed", "closed"}, {"zoom", "zoom"}, {"follow", "follow"}, {"quit", "quit"},
 	};
 	int x = 1;
-	char k[32], right[96];
+	char k[32], right[160];
 
 	view_fill(v, 0, y, v->w, ' ', R_STATUS);
 	if (c->mode == MODE_COMMAND && c->message[0]) {   /* the message row holds the line */
