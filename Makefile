@@ -5,6 +5,7 @@
 #   make check     install what is missing, build, run every test
 #                  (and again under AddressSanitizer + UBSan)
 #   make bench     benchmarks, printed as numbers and ratios
+#   make check-slurm   the suite against a private real Slurm alone
 #   make fuzz      run each libFuzzer target for a bounded time
 #   make install   PREFIX=/usr/local DESTDIR=
 #   make SAN=1     build with ASan + UBSan into build-san/
@@ -99,6 +100,7 @@ bench: deps
 	./$(B)/bench-ui
 	MYRIAD_BIN=$(B)/myriad ./$(B)/bench-store
 	sh tests/bench/bench_ssh.sh $(B)
+	tclsh tests/bench/bench_slurm.tcl $(B)
 
 FUZZ_SECONDS ?= 30
 FUZZ_LIB  = src/util.c src/event.c src/nodeset.c src/nodeset_parse.c $(wildcard src/probe/*.c) src/ssh/hostkeys.c src/ssh/sha1.c

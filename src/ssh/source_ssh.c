@@ -308,6 +308,7 @@ static void svc_done(void *ctx, struct ssh_chan *c, int status, const char *why)
 		return;
 	j->chan = NULL;
 	if (status == 0 && j->doc.len <= DOC_MAX && strcmp(j->errline, "output larger than 64 MiB")) {
+		trace("polled %s %s", j->sc->svc->name, j->command);
 		stream_feed(&j->st, j->doc.s ? j->doc.s : "", j->doc.len, wall_us());
 		stream_end(&j->st, wall_us());
 	} else if (host_is_up(j->sc->h)) {

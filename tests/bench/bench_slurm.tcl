@@ -51,6 +51,13 @@ proc pct {list p} {
 	return [lindex $s [expr {max($i, 0)}]]
 }
 
+proc polled_after {trace t} {
+	foreach l [lreverse [split [sshd::read_file $trace] \n]] {
+		if {[string match "* polled slurm *squeue*" $l]} { return [expr {[lindex $l 0] > $t}] }
+	}
+	return 0
+}
+
 proc line {what list unit target} {
 	set p50 [pct $list 50]
 	set p95 [pct $list 95]
@@ -109,9 +116,9 @@ try {
 	sshd::write_file $conf $text
 	set trace [file join $dir console.trace]
 	set ::env(MYRIAD_TRACE) $trace
-	set con [open |[list $bin -c $conf --record none --plain > /dev/null 2> [file join $dir console.err]] r]
+	set con [exec $bin -c $conf --record none --plain > /dev/null 2> [file join $dir console.err] &]
 	unset ::env(MYRIAD_TRACE)
-	lappend pids {*}[pid $con]
+	lappend pids $con
 	# ready: every node's kernel log streams to the console, and Slurm has been read
 	if {![slurm::wait_for {
 		set ready 1
@@ -119,8 +126,10 @@ try {
 			lassign [ctl [format "channels gpu%04d" $n]] - - - nv km ib
 			if {$km < 1} { set ready 0 }
 		}
-		expr {$ready && [regexp {run slurm .*squeue} [sshd::read_file $trace]]}
-	} 60000 200]} { error "the console did not connect: [sshd::read_file [file join $dir console.err]]" }
+		expr {$ready && [regexp {polled slurm .*squeue} [sshd::read_file $trace]]}
+	} 60000 200]} {
+		error "the console did not connect: [ctl {channels gpu0001}] [sshd::read_file [file join $dir console.err]]\n[sshd::read_file $trace]\n$text"
+	}
 	after 2500   ;# two polls of squeue: the model knows where each job runs
 
 	# ---- sympathetic XIDs: nothing drains ----
@@ -157,17 +166,30 @@ try {
 		set t_drain ""
 		set t_run ""
 		slurm::wait_for {
-			if {$t_drain eq "" && [string match drain* [lindex [slurm::node_state $n] 0]]} { set t_drain [now_us] }
+			if {$t_drain eq "" && [regexp {^dr(ain|ng)} [lindex [slurm::node_state $n] 0]]} { set t_drain [now_us] }
 			if {$t_run eq ""} {
 				lassign [slurm::cmd squeue -h -j $job -o {%T %N}] rc out
 				if {[lindex $out 0] eq "RUNNING" && [lindex $out 1] ne $n} { set t_run [now_us] }
 			}
 			expr {$t_drain ne "" && $t_run ne ""}
 		} 20000 20
-		if {$t_drain eq "" || $t_run eq ""} { incr misses; puts "  fault [expr {$f + 1}] on $n: drain [expr {$t_drain ne ""}] job $job moved [expr {$t_run ne ""}]" ; continue }
+		if {$t_drain eq "" || $t_run eq ""} {
+			incr misses
+			puts "  fault [expr {$f + 1}] on $n: drain [expr {$t_drain ne ""}] job $job moved [expr {$t_run ne ""}]"
+			if {[info exists ::env(BENCH_DEBUG)]} {
+				foreach l [split [sshd::read_file $trace] \n] {
+					if {[lindex $l 0] >= $t_inj && ![string match "*polled*" $l]} { puts "     $l" }
+				}
+				puts [sshd::read_file [file join $dir console.err]]
+			}
+			continue
+		}
 		lappend drain [expr {($t_drain - $t_inj) / 1000.0}]
 		lappend moved [expr {($t_run - $t_inj) / 1000.0}]
 		lappend faultlog [list $n $t_inj]
+		# the next fault comes once the console has read squeue again and
+		# knows where the rerouted job runs now (it polls every second)
+		slurm::wait_for {polled_after $trace $t_run} 5000 50
 	}
 
 	# the console's own share, from its trace: XID parsed -> scontrol sent
