@@ -2,6 +2,7 @@
  * app.c - the application context: the model subscribed to the bus, the
  * sources, the tick, and the registry of source and backend classes.
  */
+#include <signal.h>
 #include <string.h>
 #include "myriad.h"
 #include "action/action.h"
@@ -48,6 +49,53 @@ static void model_sub(void *ctx, const struct event *ev)
 	model_apply(ctx, ev);
 }
 
+void app_started(struct myriad *app, enum app_part part, void (*stop)(struct myriad *app))
+{
+	app->stop[part] = stop;
+}
+
+void app_stopped(struct myriad *app, enum app_part part)
+{
+	app->stop[part] = NULL;
+}
+
+static void stop_sources(struct myriad *app)
+{
+	for (int i = app->nsources - 1; i >= 0; i--) {
+		if (app->sources[i]->ops->stop)
+			app->sources[i]->ops->stop(app->sources[i]);
+		free(app->sources[i]);
+	}
+	app->nsources = 0;
+	app_stopped(app, PART_SOURCES);
+}
+
+/* A fatal error (fatal() in util.c): the terminal back, the last tick
+ * committed; nothing else is trusted to run. */
+static struct myriad *fatal_app;
+
+static void on_fatal(void)
+{
+	struct myriad *app = fatal_app;
+
+	fatal_app = NULL;
+	if (!app)
+		return;
+	if (app->stop[PART_CONSOLE])
+		app->stop[PART_CONSOLE](app);
+	if (app->stop[PART_RECORDER])
+		app->stop[PART_RECORDER](app);
+}
+
+/* SIGTERM, SIGINT: the run ends through app_free like any other exit. */
+static void on_signal(void *ctx, int sig)
+{
+	struct myriad *app = ctx;
+
+	app->quit = sig;
+	loop_stop(app->loop, 128 + sig);
+}
+
 /* Before the loop sleeps: what should not wait for the tick (an XID, a
  * node's new state, a connection) reaches the model, the recorder and the
  * hooks now. Telemetry waits for the tick (bus.h: BUS_BATCHED). */
@@ -71,20 +119,24 @@ void app_init(struct myriad *app)
 	registry_add_backend(&slurm_backend_ops);
 	app->loop = loop_new();
 	loop_before_sleep(app->loop, flush_urgent, app);
+	loop_signal(app->loop, SIGTERM, on_signal, app);
+	loop_signal(app->loop, SIGINT, on_signal, app);
+	fatal_app = app;
+	fatal_set_hook(on_fatal);
 	app->now = app->start = wall_us();
 }
 
 void app_free(struct myriad *app)
 {
-	action_free(app);   /* pending actions end (and are audited) while the bus still runs */
-	for (int i = app->nsources - 1; i >= 0; i--) {
-		if (app->sources[i]->ops->stop)
-			app->sources[i]->ops->stop(app->sources[i]);
-		free(app->sources[i]);
-	}
-	if (app->backend && app->backend->ops->free)
-		app->backend->ops->free(app->backend);
-	free(app->backend);
+	for (int p = PART_COUNT - 1; p >= 0; p--)
+		if (app->stop[p]) {
+			void (*stop)(struct myriad *) = app->stop[p];
+
+			app->stop[p] = NULL;
+			stop(app);
+		}
+	if (fatal_app == app)
+		fatal_app = NULL;
 	bus_free(&app->bus);
 	model_free(&app->model);
 	loop_free(app->loop);
@@ -112,6 +164,7 @@ int app_add_source(struct myriad *app, const char *name, const char *args, char 
 		return -1;
 	}
 	app->sources[app->nsources++] = src;
+	app_started(app, PART_SOURCES, stop_sources);
 	bus_flush(&app->bus);
 	return 0;
 }

@@ -45,7 +45,7 @@ void clock_pump(struct myriad *app, int64_t until, const int *done)
 
 int clock_step(struct myriad *app)
 {
-	if (!app->nsources)
+	if (!app->nsources || app->quit)
 		return -1;
 	if (!app->virtual_time) {
 		int64_t due = clock_due(app);
@@ -54,8 +54,10 @@ int clock_step(struct myriad *app)
 		clock_pump(app, due, NULL);
 		app->clock.due = MAX(due, mono_us() - US_PER_SEC / 2) + US_PER_SEC;
 	} else {
-		loop_once(app->loop, 0);   /* what arrived meanwhile (a backend's answer) */
+		loop_once(app->loop, 0);   /* what arrived meanwhile (a backend's answer, a signal) */
 	}
+	if (app->quit)
+		return -1;
 	return tick_once(app);
 }
 

@@ -47,7 +47,7 @@ struct clock {
 void clock_tick(struct myriad *app);
 /* Stepped: lets the loop run until the next tick is due (real time only),
  * then ticks. -1 when there is nothing to tick (no source; the end of a
- * replay), 0 otherwise. */
+ * replay; a signal asked the run to end: app->quit), 0 otherwise. */
 int clock_step(struct myriad *app);
 /* Lets the loop run, without ticking, until mono time `until` or until
  * *done becomes nonzero (done may be NULL). A wait for a backend's answer. */

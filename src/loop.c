@@ -48,12 +48,23 @@ struct loop {
 };
 
 static int sig_pipe[2] = {-1, -1};
+static volatile sig_atomic_t sig_pending[65];
 
+/* A signal goes through the pipe to the loop. If the same one comes again
+ * before the loop has read the first (a batch script busy in a loop that
+ * never lets the event loop run), the second takes its default action:
+ * SIGTERM twice always ends the process. */
 static void on_signal(int sig)
 {
 	unsigned char c = (unsigned char)sig;
 	int saved = errno;
 
+	if (sig > 0 && sig < 65 && sig_pending[sig] && sig != SIGWINCH && sig != SIGCHLD) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	if (sig > 0 && sig < 65)
+		sig_pending[sig] = 1;
 	if (write(sig_pipe[1], &c, 1) < 0) {
 		/* pipe full: the signal is already pending in it */
 	}
@@ -68,10 +79,13 @@ static void read_signals(void *ctx, int fd, int events)
 
 	(void)events;
 	while ((n = read(fd, buf, sizeof buf)) > 0)
-		for (ssize_t i = 0; i < n; i++)
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] < 65)
+				sig_pending[buf[i]] = 0;
 			for (int k = 0; k < l->nsigs; k++)
 				if (l->sigs[k].sig == buf[i])
 					l->sigs[k].fn(l->sigs[k].ctx, buf[i]);
+		}
 }
 
 struct loop *loop_new(void)

@@ -168,12 +168,6 @@ static void print_summary(void *ctx)
 		loop_stop(lv->app->loop, 0);
 }
 
-static void on_quit(void *ctx, int sig)
-{
-	(void)sig;
-	loop_stop(((struct myriad *)ctx)->loop, 0);
-}
-
 /* The full-screen console on a terminal; the plain summary for pipes, logs,
  * TERM=dumb and --plain. */
 static int want_console(const struct cli_opts *o)
@@ -187,8 +181,6 @@ static int live(struct myriad *app, const struct cli_opts *o)
 {
 	if (want_console(o))
 		return console_run(app, o);
-	loop_signal(app->loop, SIGINT, on_quit, app);
-	loop_signal(app->loop, SIGTERM, on_quit, app);
 	summary_print(stdout, &app->model, isatty(1), 60);
 	if (o->ticks == 0)
 		return 0;
@@ -257,7 +249,6 @@ int main(int argc, char **argv)
 		rc = run_command(&app, &o);
 	else if ((rc = start_sources(&app, &o)) == 0)
 		rc = o.eval ? tcl_run_batch(&app, &o, NULL, 0, NULL) : o.once ? headless(&app, &o) : live(&app, &o);
-	tcl_free(&app);
-	app_free(&app);
+	app_free(&app);   /* every part stops here, last started first */
 	return rc;
 }

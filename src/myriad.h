@@ -23,6 +23,11 @@
 
 struct myriad;
 struct source;
+struct rec;
+struct inventory;
+struct tcl_state;
+struct action_engine;
+struct console;
 struct backend;
 struct backend_ops;
 
@@ -52,6 +57,24 @@ struct backend {
 	void *priv;
 };
 
+/* The parts of a run, in the order they start; they stop in the reverse
+ * order, on the one path every exit takes: app_free() (the end of main, q
+ * in the console, Tcl's exit, SIGTERM and SIGINT, the end of a batch run).
+ * A part records its stop function when it starts (app_started) and clears
+ * it when it stops by itself (app_stopped). A fatal error stops only the
+ * console (the terminal comes back) and the recorder (the last tick is
+ * committed). */
+enum app_part {
+	PART_RECORDER,    /* first in, last out: it records the inventory, commits the last tick */
+	PART_INVENTORY,   /* hosts, services, keys of the configuration */
+	PART_TCL,         /* the interpreter: configuration, hooks, runbooks */
+	PART_SOURCES,     /* simulator, SSH, replay */
+	PART_BACKEND,     /* where actions go */
+	PART_ACTIONS,     /* the action engine: pending actions end (audited) first */
+	PART_CONSOLE,     /* the terminal */
+	PART_COUNT
+};
+
 struct myriad {
 	struct model model;
 	struct bus bus;
@@ -63,11 +86,16 @@ struct myriad {
 	int virtual_time;             /* 1: the clock is start + tick seconds */
 	int64_t start, now, tick;
 	int read_only, dry_run;
-	/* parts that plug in beside the model; NULL when not running */
-	void *recorder;               /* store: the SQLite recorder */
-	void *tcl;                    /* script: the Tcl interpreter */
-	void *console;                /* ui: the ncurses console */
-	void *actions;                /* action engine: guards, audit ids */
+	int quit;                     /* a signal (SIGTERM, SIGINT) asked the run to end */
+	/* parts that plug in beside the model; NULL when not running. They
+	 * start in this order and stop in the reverse one, on the one path
+	 * every exit takes (app_free; a fatal error runs it too). */
+	struct rec *recorder;         /* store: the SQLite recorder (first in, last out) */
+	struct inventory *inventory;  /* transport: hosts, services, keys of the configuration */
+	struct tcl_state *tcl;        /* script: the Tcl interpreter */
+	struct action_engine *actions;/* action engine: guards, pending actions, audit ids */
+	struct console *console;      /* ui: the ncurses console */
+	void (*stop[PART_COUNT])(struct myriad *app);   /* what app_free runs, last part first */
 };
 
 /* Global options of the command line (DESIGN.md section 9). */
@@ -96,7 +124,10 @@ const struct source_ops *registry_source(const char *name);
 const struct backend_ops *registry_backend(const char *name);
 
 void app_init(struct myriad *app);
+/* Stops every part that started, last first, then frees the context. */
 void app_free(struct myriad *app);
+void app_started(struct myriad *app, enum app_part part, void (*stop)(struct myriad *app));
+void app_stopped(struct myriad *app, enum app_part part);
 /* Starts a source of class name with args; 0, or -1 with *err. */
 int app_add_source(struct myriad *app, const char *name, const char *args, char **err);
 /* One tick: EV_TICK, every source's tick, then the bus is flushed (or the

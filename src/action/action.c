@@ -27,9 +27,9 @@ const char *action_status_name(enum action_status s)
 	return s <= AS_SENT ? names[s] : "?";
 }
 
-struct engine *engine_of(struct myriad *app)
+struct action_engine *engine_of(struct myriad *app)
 {
-	struct engine *e = app->actions;
+	struct action_engine *e = app->actions;
 
 	if (!e) {
 		e = xcalloc(1, sizeof *e);
@@ -38,6 +38,7 @@ struct engine *engine_of(struct myriad *app)
 		e->lim = (struct action_limits){ACTION_DEFAULT_NODES, ACTION_DEFAULT_GPUS, ACTION_DEFAULT_WINDOW,
 						ACTION_DEFAULT_TIMEOUT};
 		app->actions = e;
+		app_started(app, PART_ACTIONS, action_free);
 	}
 	return e;
 }
@@ -54,7 +55,7 @@ void action_set_limits(struct myriad *app, const struct action_limits *l)
 
 /* ---- the blast-radius window ---- */
 
-static void prune(struct engine *e, int64_t now)
+static void prune(struct action_engine *e, int64_t now)
 {
 	int k = 0;
 
@@ -66,7 +67,7 @@ static void prune(struct engine *e, int64_t now)
 
 void action_window(struct myriad *app, int32_t *nodes, int32_t *gpus)
 {
-	struct engine *e = engine_of(app);
+	struct action_engine *e = engine_of(app);
 
 	prune(e, app->now);
 	*nodes = *gpus = 0;
@@ -76,7 +77,7 @@ void action_window(struct myriad *app, int32_t *nodes, int32_t *gpus)
 	}
 }
 
-static void remember(struct engine *e, int64_t now, int32_t nodes, int32_t gpus)
+static void remember(struct action_engine *e, int64_t now, int32_t nodes, int32_t gpus)
 {
 	if (!nodes && !gpus)
 		return;
@@ -207,7 +208,7 @@ static void measure(struct myriad *app, const struct action *a, struct action_ou
 
 static int over_limit(struct myriad *app, const struct action_outcome *out, char *why, size_t n)
 {
-	struct engine *e = engine_of(app);
+	struct action_engine *e = engine_of(app);
 	int32_t wn, wg;
 
 	action_window(app, &wn, &wg);
@@ -301,7 +302,7 @@ static void on_deadline(void *ctx, int64_t id)
 /* Sends r; r->out is final afterwards when the backend answered at once. */
 static void send_call(struct myriad *app, struct act *r, const char *decision)
 {
-	struct engine *e = engine_of(app);
+	struct action_engine *e = engine_of(app);
 	struct backend *b = app->backend;
 	struct sbuf d = {0};
 
@@ -409,7 +410,7 @@ static int decide(struct myriad *app, const struct action *a, struct action_outc
 int action_submit(struct myriad *app, const struct action *a, struct action_outcome *out,
 		  action_result_fn fn, void *ctx)
 {
-	struct engine *e = engine_of(app);
+	struct action_engine *e = engine_of(app);
 
 	memset(out, 0, sizeof *out);
 	out->id = e->next_id++;

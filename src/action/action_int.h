@@ -16,10 +16,10 @@ struct touch {                     /* one sent action in the blast-radius window
 	int32_t nodes, gpus;
 };
 
-struct engine;
+struct action_engine;
 
 struct act {                       /* one action the engine knows */
-	struct engine *e;
+	struct action_engine *e;
 	struct action a;               /* its strings and nodes are the record's own */
 	struct action_outcome out;
 	struct backend_call call;
@@ -35,7 +35,7 @@ struct act {                       /* one action the engine knows */
 	struct act *next;              /* in e->live */
 };
 
-struct engine {
+struct action_engine {
 	struct myriad *app;
 	uint32_t next_id;
 	struct action_limits lim;
@@ -46,15 +46,15 @@ struct engine {
 	int ndone, done_at;
 };
 
-struct engine *engine_of(struct myriad *app);
+struct action_engine *engine_of(struct myriad *app);
 void act_emit(struct myriad *app, const struct action *a, uint32_t id, int phase, int ok, int dry,
 	      enum action_status status, const char *detail);
 
 /* record.c */
-struct act *act_new(struct engine *e, const struct action *a, const struct action_outcome *out);
+struct act *act_new(struct action_engine *e, const struct action *a, const struct action_outcome *out);
 void act_free(struct act *r);
 void act_live(struct act *r);
-struct act *act_find(struct engine *e, uint32_t id);
+struct act *act_find(struct action_engine *e, uint32_t id);
 /* Ends r: status and detail (NULL keeps r->out.detail), the result event for
  * a sent action, the finished ring, and the submitter's fn. */
 void act_finish(struct act *r, enum action_status status, enum action_why why, int32_t failed, const char *detail);

@@ -28,7 +28,7 @@ static char *fold_nodes(const struct model *m, const int32_t *nodes, int32_t n)
 	return s;
 }
 
-struct act *act_new(struct engine *e, const struct action *a, const struct action_outcome *out)
+struct act *act_new(struct action_engine *e, const struct action *a, const struct action_outcome *out)
 {
 	struct act *r = xcalloc(1, sizeof *r);
 	const char **fields[] = {&r->a.source, &r->a.who, &r->a.reason, &r->a.note, &r->a.target, &r->a.args,
@@ -70,7 +70,7 @@ void act_live(struct act *r)
 	r->e->live = r;
 }
 
-struct act *act_find(struct engine *e, uint32_t id)
+struct act *act_find(struct action_engine *e, uint32_t id)
 {
 	for (struct act *r = e->live; r; r = r->next)
 		if (r->out.id == id)
@@ -93,7 +93,7 @@ static void unlink_live(struct act *r)
 
 static void keep_done(struct act *r)
 {
-	struct engine *e = r->e;
+	struct action_engine *e = r->e;
 
 	if (e->ndone < ACT_KEEP) {
 		e->done[e->ndone++] = r;
@@ -148,24 +148,30 @@ void backend_reply(struct backend_call *call, enum backend_status status, int32_
 		   failed, detail ? detail : "");
 }
 
+static void backend_stop(struct myriad *app)
+{
+	if (app->backend && app->backend->ops->free)
+		app->backend->ops->free(app->backend);
+	free(app->backend);
+	app->backend = NULL;
+	app_stopped(app, PART_BACKEND);
+}
+
 void backend_install(struct myriad *app, const struct backend_ops *ops, void *priv)
 {
-	if (app->backend) {
-		if (app->backend->ops->free)
-			app->backend->ops->free(app->backend);
-		free(app->backend);
-	}
+	backend_stop(app);
 	app->backend = xcalloc(1, sizeof *app->backend);
 	app->backend->ops = ops;
 	app->backend->app = app;
 	app->backend->priv = priv;
+	app_started(app, PART_BACKEND, backend_stop);
 }
 
 /* ---- waiting, listing ---- */
 
 int action_wait(struct myriad *app, uint32_t id, int64_t until, struct action_outcome *out)
 {
-	struct engine *e = engine_of(app);
+	struct action_engine *e = engine_of(app);
 	struct act *r;
 	int64_t now;
 
@@ -201,7 +207,7 @@ static void info_of(const struct act *r, struct action_info *i)
 
 void action_each(struct myriad *app, int all, void (*fn)(void *ctx, const struct action_info *i), void *ctx)
 {
-	struct engine *e = engine_of(app);
+	struct action_engine *e = engine_of(app);
 	struct action_info i;
 
 	for (struct act *r = e->live; r; r = r->next) {
@@ -227,7 +233,7 @@ int action_pending(struct myriad *app)
 
 void action_free(struct myriad *app)
 {
-	struct engine *e = app->actions;
+	struct action_engine *e = app->actions;
 
 	if (!e)
 		return;
@@ -244,4 +250,5 @@ void action_free(struct myriad *app)
 	free(e->t);
 	free(e);
 	app->actions = NULL;
+	app_stopped(app, PART_ACTIONS);
 }

@@ -1,6 +1,7 @@
 /*
  * inventory.c - the inventory of hosts, services, probes, trusted keys and
- * transport options (see inventory.h), one per application context.
+ * transport options (see inventory.h), one per application context
+ * (app->inventory), freed by app_free.
  */
 #include <stdio.h>
 #include <string.h>
@@ -8,23 +9,6 @@
 #include "hostkeys.h"
 #include "probes.h"
 #include "../nodeset.h"
-
-static struct {
-	struct myriad *app;
-	struct inventory *inv;
-} registry[8];
-
-static void inv_destroy(struct inventory *inv);
-
-static void free_all(void)
-{
-	for (unsigned i = 0; i < ARRAY_LEN(registry); i++)
-		if (registry[i].inv) {
-			inv_destroy(registry[i].inv);
-			registry[i].inv = NULL;
-			registry[i].app = NULL;
-		}
-}
 
 static void inv_defaults(struct inventory *inv)
 {
@@ -48,30 +32,17 @@ static void inv_defaults(struct inventory *inv)
 
 struct inventory *inventory_peek(struct myriad *app)
 {
-	for (unsigned i = 0; i < ARRAY_LEN(registry); i++)
-		if (registry[i].inv && registry[i].app == app)
-			return registry[i].inv;
-	return NULL;
+	return app->inventory;
 }
 
 struct inventory *inventory_of(struct myriad *app)
 {
-	static int registered;
-	struct inventory *inv = inventory_peek(app);
-
-	if (inv)
-		return inv;
-	for (unsigned i = 0; i < ARRAY_LEN(registry); i++)
-		if (!registry[i].inv) {
-			if (!registered++)
-				atexit(free_all);
-			inv = xcalloc(1, sizeof *inv);
-			inv_defaults(inv);
-			registry[i].app = app;
-			registry[i].inv = inv;
-			return inv;
-		}
-	fatal("too many inventories");
+	if (!app->inventory) {
+		app->inventory = xcalloc(1, sizeof *app->inventory);
+		inv_defaults(app->inventory);
+		app_started(app, PART_INVENTORY, inventory_free);
+	}
+	return app->inventory;
 }
 
 static void target_free(struct inv_target *t)
@@ -112,12 +83,10 @@ static void inv_destroy(struct inventory *inv)
 
 void inventory_free(struct myriad *app)
 {
-	for (unsigned i = 0; i < ARRAY_LEN(registry); i++)
-		if (registry[i].inv && registry[i].app == app) {
-			inv_destroy(registry[i].inv);
-			registry[i].inv = NULL;
-			registry[i].app = NULL;
-		}
+	if (app->inventory)
+		inv_destroy(app->inventory);
+	app->inventory = NULL;
+	app_stopped(app, PART_INVENTORY);
 }
 
 /* ---- hosts ---- */

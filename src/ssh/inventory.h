@@ -4,7 +4,7 @@
  *
  * The configuration (Tcl, DESIGN.md section 7) fills it through these calls;
  * the ssh source, `myriad fanout` and the Tcl `fanout` command read it. It
- * belongs to one application context and lives until the process ends.
+ * belongs to one application context (app->inventory) and app_free frees it.
  *
  * Tcl wiring: each of the configuration commands
  *     host NODESET ?-user U? ?-port P? ?-identity FILE? ?-via GATEWAY?

@@ -2,8 +2,10 @@
  * recfile.c - the recorder's file: opening it (now, or when the cluster has
  * a name), prepared statements, keyframes and fault rows, what happens when
  * a write fails (the console goes on; the recorder says why and tries again
- * RETRY_TICKS later, starting over with a keyframe), and closing, also at
- * exit so that the last tick and the chunks not yet written are committed.
+ * RETRY_TICKS later, starting over with a keyframe), and closing: the
+ * recorder is the first part of a run to start and the last to stop
+ * (app_free, and a fatal error), so the last tick and the chunks not yet
+ * written are committed by its own stop.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,36 +15,6 @@
 #include "evjson.h"
 #include "keyframe.h"
 #include "recorder.h"
-
-static struct rec *open_recs[8];
-
-static void close_all_at_exit(void)
-{
-	for (unsigned i = 0; i < ARRAY_LEN(open_recs); i++)
-		if (open_recs[i]) {
-			struct rec *r = open_recs[i];
-
-			open_recs[i] = NULL;
-			rec_finish(r);
-			rec_close_file(r);
-			free(r);
-		}
-}
-
-static void track(struct rec *r, int on)
-{
-	static int registered;
-
-	if (on && !registered) {
-		atexit(close_all_at_exit);
-		registered = 1;
-	}
-	for (unsigned i = 0; i < ARRAY_LEN(open_recs); i++)
-		if (on ? !open_recs[i] : open_recs[i] == r) {
-			open_recs[i] = on ? r : NULL;
-			return;
-		}
-}
 
 void rec_fail(struct rec *r, const char *what)
 {
@@ -366,7 +338,7 @@ int recorder_open(struct myriad *app, const char *path, char **err)
 	}
 	r->sub = bus_subscribe(&app->bus, BUS_ALL, on_event, r);
 	app->recorder = r;
-	track(r, 1);
+	app_started(app, PART_RECORDER, recorder_close);
 	return 0;
 }
 
@@ -377,7 +349,7 @@ void recorder_close(struct myriad *app)
 	if (!r)
 		return;
 	bus_unsubscribe(&app->bus, r->sub);
-	track(r, 0);
+	app_stopped(app, PART_RECORDER);
 	rec_finish(r);
 	rec_close_file(r);
 	free(r);

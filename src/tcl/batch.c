@@ -128,6 +128,8 @@ static int status_of(struct tcl_state *ts, int rc)
 
 	if (ts->exiting)
 		return ts->exit_code;
+	if (ts->app->quit)
+		return 128 + ts->app->quit;   /* a signal ended the wait (vwait) */
 	if (rc != TCL_ERROR)
 		return 0;
 	code = Tcl_GetVar2Ex(ts->interp, "errorCode", NULL, TCL_GLOBAL_ONLY);
@@ -194,6 +196,8 @@ static void report(struct tcl_state *ts, const struct cli_opts *o, int status, i
 		const char *info = Tcl_GetVar(ts->interp, "errorInfo", TCL_GLOBAL_ONLY);
 
 		fprintf(stderr, "myriad: %s\n", info ? info : result);
+	} else if (ts->app->quit) {
+		fprintf(stderr, "myriad: %s\n", result);   /* stopped by signal N at tick T */
 	}
 	if (o->json)
 		print_json(ts, status, rc);
@@ -269,6 +273,16 @@ int tcl_cli_run(struct myriad *app, const struct cli_opts *o, int argc, char **a
 }
 
 /* ---- quit, advance, inject ---- */
+
+/* A signal ended the run while the script waited: it unwinds like exit. */
+int tc_stopped(struct tcl_state *ts, Tcl_Interp *in)
+{
+	ts->exiting = 1;
+	ts->exit_code = 128 + ts->app->quit;
+	Tcl_SetObjResult(in, Tcl_ObjPrintf("stopped by signal %d at tick %lld", ts->app->quit, (long long)ts->app->tick));
+	Tcl_SetErrorCode(in, "MYRIAD", "EXIT", Tcl_GetString(Tcl_ObjPrintf("%d", ts->exit_code)), NULL);
+	return TCL_ERROR;
+}
 
 int tc_quit(struct tcl_call *c)
 {

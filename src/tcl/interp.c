@@ -442,6 +442,7 @@ int tcl_init(struct myriad *app, char **err)
 		return -1;
 	}
 	app->tcl = ts;
+	app_started(app, PART_TCL, tcl_free);
 	Tcl_SetServiceMode(TCL_SERVICE_ALL);
 	ts->apply = Tcl_NewStringObj("::apply", -1);
 	Tcl_IncrRefCount(ts->apply);
@@ -463,10 +464,8 @@ void tcl_free(struct myriad *app)
 {
 	struct tcl_state *ts = app->tcl;
 
-	if (!ts) {
-		action_free(app);
+	if (!ts)
 		return;
-	}
 	tc_fanout_cancel_all(ts);
 	tc_notifier_detach(ts);
 	tc_hooks_free(ts);
@@ -485,7 +484,7 @@ void tcl_free(struct myriad *app)
 		bus_unsubscribe(&app->bus, ts->audit_sub);
 	free(ts);
 	app->tcl = NULL;
-	action_free(app);
+	app_stopped(app, PART_TCL);
 }
 
 int tc_eval_top(struct tcl_state *ts, Tcl_Interp *in, Tcl_Obj *script, const char *via)

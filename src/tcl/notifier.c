@@ -330,9 +330,11 @@ int tc_advance(struct tcl_state *ts, Tcl_Interp *in, int64_t until)
 		rc = batch_tick(ts);
 		ts->horizon = keep;
 		if (rc < 0)
-			break;   /* the end of the recording */
+			break;   /* the end of the recording, or a signal */
 		Tcl_ServiceAll();
 	}
+	if (app->quit)
+		return tc_stopped(ts, in);
 	Tcl_SetObjResult(in, Tcl_NewWideIntObj((Tcl_WideInt)app->tick));
 	return TCL_OK;
 }

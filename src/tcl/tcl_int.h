@@ -165,6 +165,8 @@ int tc_virtual(const struct tcl_state *ts);   /* Tcl's clock is the cluster's no
 /* Lets cluster time pass in a batch run until `until` (us), servicing hooks
  * and timers after every tick. 0, or -1 with an error in the interp. */
 int tc_advance(struct tcl_state *ts, Tcl_Interp *in, int64_t until);
+/* batch.c: a signal (app->quit) ends the run: the script unwinds as by exit. */
+int tc_stopped(struct tcl_state *ts, Tcl_Interp *in);
 
 /* ---- hooks.c ---- */
 void tc_hooks_init(struct tcl_state *ts);

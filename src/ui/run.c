@@ -183,10 +183,10 @@ static void on_winch(void *ctx, int sig)
 	term_forget();
 }
 
-static void on_quit(void *ctx, int sig)
+static void console_stop(struct myriad *app)
 {
-	(void)sig;
-	console_quit(ctx);
+	(void)app;
+	term_end();
 }
 
 /* Test only: MYRIAD_TEST_SQUEUE=FILE feeds FILE to a slurm-jobs stream after
@@ -259,9 +259,7 @@ static void attach(struct console *c)
 	term_size(&w, &h);
 	console_resize(c, w, h);
 	loop_watch(l, 0, LOOP_READ, on_input, c);
-	loop_signal(l, SIGWINCH, on_winch, c);
-	loop_signal(l, SIGINT, on_quit, c);
-	loop_signal(l, SIGTERM, on_quit, c);
+	loop_signal(l, SIGWINCH, on_winch, c);   /* SIGINT, SIGTERM: the application stops the loop */
 	loop_before_sleep(l, before_sleep, c);
 	clock_subscribe(c->app, after_tick, c);
 	if (c->ticks_left == 0)
@@ -307,13 +305,13 @@ int console_run(struct myriad *app, const struct cli_opts *o)
 		console_free(c);
 		return 2;
 	}
-	fatal_set_hook(term_end);
+	app_started(app, PART_CONSOLE, console_stop);   /* a fatal error gives the terminal back */
 	attach(c);
 	glue_console_ready(c);   /* Tcl: scripts/keys.tcl, the configuration's bindings and theme */
 	rc = clock_run(app, clock_tick_ms_from_env());
 	cmdline_free();
 	term_end();
-	fatal_set_hook(NULL);
+	app_stopped(app, PART_CONSOLE);
 	detach(c);
 	console_free(c);
 	return rc;
