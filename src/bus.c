@@ -52,64 +52,9 @@ static void drop_unsubscribed(struct bus *b)
 	b->nsubs = w;
 }
 
-static const char *copy(struct bus *b, const char *s)
+static char *copy(void *ctx, const char *s)
 {
-	return s ? arena_strdup(&b->strings, s) : "";
-}
-
-/* Copies the strings an event borrows into the bus's arena. */
-static void own_strings(struct bus *b, struct event *e)
-{
-	e->source = copy(b, e->source);
-	switch (e->type) {
-	case EV_TOPOLOGY: e->u.topology.name = copy(b, e->u.topology.name); break;
-	case EV_NODE: e->u.node.name = copy(b, e->u.node.name); break;
-	case EV_GPU_INFO:
-		e->u.gpu_info.uuid = copy(b, e->u.gpu_info.uuid);
-		e->u.gpu_info.pci = copy(b, e->u.gpu_info.pci);
-		break;
-	case EV_XID:
-		e->u.xid.pci = copy(b, e->u.xid.pci);
-		e->u.xid.text = copy(b, e->u.xid.text);
-		break;
-	case EV_NODE_STATE:
-		e->u.node_state.reason = copy(b, e->u.node_state.reason);
-		e->u.node_state.who = copy(b, e->u.node_state.who);
-		break;
-	case EV_JOB:
-		e->u.job.name = copy(b, e->u.job.name);
-		e->u.job.user = copy(b, e->u.job.user);
-		e->u.job.partition = copy(b, e->u.job.partition);
-		e->u.job.nodes = copy(b, e->u.job.nodes);
-		break;
-	case EV_FAULT_ACK:
-		e->u.fault_ack.who = copy(b, e->u.fault_ack.who);
-		e->u.fault_ack.note = copy(b, e->u.fault_ack.note);
-		break;
-	case EV_FAULT_CLOSE: e->u.fault_close.why = copy(b, e->u.fault_close.why); break;
-	case EV_PARSE_ERROR:
-		e->u.parse_error.error = copy(b, e->u.parse_error.error);
-		e->u.parse_error.excerpt = copy(b, e->u.parse_error.excerpt);
-		break;
-	case EV_CONN:
-		e->u.conn.host = copy(b, e->u.conn.host);
-		e->u.conn.detail = copy(b, e->u.conn.detail);
-		break;
-	case EV_ACTION:
-		e->u.action.verb = copy(b, e->u.action.verb);
-		e->u.action.target = copy(b, e->u.action.target);
-		e->u.action.args = copy(b, e->u.action.args);
-		e->u.action.who = copy(b, e->u.action.who);
-		e->u.action.detail = copy(b, e->u.action.detail);
-		e->u.action.status = copy(b, e->u.action.status);
-		break;
-	case EV_MARK:
-		e->u.mark.who = copy(b, e->u.mark.who);
-		e->u.mark.text = copy(b, e->u.mark.text);
-		break;
-	default:
-		break;
-	}
+	return arena_strdup(ctx, s);
 }
 
 void bus_emit(struct bus *b, const struct event *ev)
@@ -119,7 +64,7 @@ void bus_emit(struct bus *b, const struct event *ev)
 		b->q = xrealloc(b->q, sizeof *b->q * b->qcap);
 	}
 	b->q[b->qlen] = *ev;
-	own_strings(b, &b->q[b->qlen]);
+	ev_own_strings(&b->q[b->qlen], copy, &b->strings);   /* the schema says which fields are strings */
 	b->qlen++;
 	if (!(BUS_MASK(ev->type) & BUS_BATCHED))
 		b->urgent = 1;

@@ -1,19 +1,12 @@
 /*
- * event.c - names of event types, states and counters, both ways.
+ * event.c - names of event types (from the schema, event_schema.c),
+ * states and counters, both ways.
  * These names are what the log, the snapshot JSON and Tcl show.
  */
 #include <strings.h>
 #include <string.h>
 #include "event.h"
 
-static const char *const ev_names[EV_TYPE_COUNT] = {
-	[EV_TICK] = "tick", [EV_TOPOLOGY] = "topology", [EV_NODE] = "node",
-	[EV_GPU_INFO] = "gpu_info", [EV_SAMPLE] = "sample", [EV_XID] = "xid",
-	[EV_IB] = "ib", [EV_POWER] = "power", [EV_NODE_STATE] = "node_state",
-	[EV_JOB] = "job", [EV_JOB_END] = "job_end", [EV_FAULT_ACK] = "fault_ack",
-	[EV_FAULT_CLOSE] = "fault_close", [EV_PARSE_ERROR] = "parse_error",
-	[EV_CONN] = "conn", [EV_ACTION] = "action", [EV_MARK] = "mark",
-};
 
 static const char *const metric_names[MET_COUNT] = {
 	"util", "mem_used", "mem_total", "temp", "power", "power_limit",
@@ -55,10 +48,18 @@ static int lookup(const char *const *names, int n, const char *s, int nocase)
 
 const char *ev_type_name(enum ev_type t)
 {
-	return t > 0 && t < EV_TYPE_COUNT ? ev_names[t] : "?";
+	const struct ev_schema *s = ev_schema(t);
+
+	return s ? s->name : "?";
 }
 
-int ev_type_from_name(const char *s) { return lookup(ev_names, EV_TYPE_COUNT, s, 0); }
+int ev_type_from_name(const char *s)
+{
+	for (int t = 1; t < EV_TYPE_COUNT; t++)
+		if (ev_schema(t) && !strcmp(ev_schema(t)->name, s))
+			return t;
+	return -1;
+}
 
 const char *metric_name(enum metric m)
 {

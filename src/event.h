@@ -38,6 +38,34 @@ enum ev_type {
 const char *ev_type_name(enum ev_type t);
 int ev_type_from_name(const char *name);   /* -1 if unknown */
 
+/* The one schema of events (event_schema.c): each type's fields, by name,
+ * kind and offset in struct event. A field added to a type after files
+ * were written is optional: a recording without it still reads. */
+enum ev_field_kind { EVF_I32, EVF_U32, EVF_I64, EVF_U64, EVF_F64, EVF_STR, EVF_MET };
+#define EVF_OPTIONAL 1
+
+struct ev_field {
+	const char *name;
+	uint8_t kind;              /* enum ev_field_kind */
+	uint16_t off;              /* offsetof(struct event, u.xxx.field) */
+	uint8_t optional;
+};
+
+struct ev_schema {
+	const char *name;          /* "xid": the log's, the snapshot's and Tcl's name */
+	const struct ev_field *f;
+	int n;
+	int node_off;              /* offset of the node index field, -1 if none */
+};
+
+struct event;
+/* NULL for an unknown type. */
+const struct ev_schema *ev_schema(int type);
+/* The node the event is about, -1 if none. */
+int32_t ev_node(const struct event *ev);
+/* Replaces the event's borrowed strings (source included) by dup's copies. */
+void ev_own_strings(struct event *ev, char *(*dup)(void *ctx, const char *s), void *ctx);
+
 /* Per-GPU metrics, stored as int32. MET_UNKNOWN marks [N/A] and no data. */
 enum metric {
 	MET_UTIL,         /* utilization.gpu, % */
@@ -217,8 +245,8 @@ struct ev_action {
 	const char *args;            /* Tcl list of the remaining arguments */
 	const char *who;
 	const char *detail;          /* guard decision, commands sent, or error text */
-	const char *status;          /* "sent", "confirm", "refused", "dry-run"; at the
-	                              * result: "done", "partial", "failed", "timed-out" */
+	const char *status;          /* requested; decided: allowed, confirm, refused,
+	                              * dry-run; sent; result: done, partial, failed, timed-out */
 };
 
 struct ev_mark {

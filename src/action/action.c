@@ -132,7 +132,7 @@ const char *action_check_reason(const char *r)
 /* ---- audit events ---- */
 
 void act_emit(struct myriad *app, const struct action *a, uint32_t id, int phase, int ok, int dry,
-	      enum action_status status, const char *detail)
+	      const char *status, const char *detail)
 {
 	struct event ev;
 
@@ -141,7 +141,7 @@ void act_emit(struct myriad *app, const struct action *a, uint32_t id, int phase
 	ev.source = a->source ? a->source : "tcl";
 	ev.u.action = (struct ev_action){id, phase, ok, dry, action_kind_name(a->kind), a->target ? a->target : "",
 					 a->args ? a->args : "", a->who ? a->who : "", detail ? detail : "",
-					 action_status_name(status)};
+					 status ? status : ""};
 	app_emit(app, &ev);
 	if (!app->bus.flushing)
 		bus_flush(&app->bus);
@@ -160,7 +160,7 @@ static int refuse(struct myriad *app, const struct action *a, struct action_outc
 	va_end(ap);
 	out->status = AS_REFUSED;
 	out->why = why;
-	act_emit(app, a, out->id, ACT_DECIDED, 0, 0, AS_REFUSED, out->detail);
+	act_emit(app, a, out->id, ACT_DECIDED, 0, 0, action_status_name(AS_REFUSED), out->detail);
 	return -1;
 }
 
@@ -306,16 +306,16 @@ static void send_call(struct myriad *app, struct act *r, const char *decision)
 	struct backend *b = app->backend;
 	struct sbuf d = {0};
 
-	act_emit(app, &r->a, r->out.id, ACT_DECIDED, 1, 0, AS_SENT, decision);
+	act_emit(app, &r->a, r->out.id, ACT_DECIDED, 1, 0, "allowed", decision);
 	remember(e, app->now, r->out.nodes, r->out.gpus);
 	if (r->a.kind == AK_ACK) {
-		act_emit(app, &r->a, r->out.id, ACT_SENT, 1, 0, AS_SENT, "model");
+		act_emit(app, &r->a, r->out.id, ACT_SENT, 1, 0, action_status_name(AS_SENT), "model");
 		ack_fault(app, &r->a);
 		act_finish(r, AS_DONE, AW_NONE, 0, "");
 		return;
 	}
 	describe(app, r, &d);
-	act_emit(app, &r->a, r->out.id, ACT_SENT, 1, 0, AS_SENT, d.s);
+	act_emit(app, &r->a, r->out.id, ACT_SENT, 1, 0, action_status_name(AS_SENT), d.s);
 	snprintf(r->out.detail, sizeof r->out.detail, "sent: %s", d.s);
 	sbuf_free(&d);
 	r->out.status = AS_SENT;
@@ -352,7 +352,7 @@ static int dry_run(struct myriad *app, const struct action *a, struct action_out
 		 app->read_only ? "; read-only: it would be refused" : "", d.len ? "; would run " : "", d.len ? d.s : "");
 	sbuf_free(&d);
 	out->status = AS_DRY_RUN;
-	act_emit(app, a, out->id, ACT_DECIDED, 1, 1, AS_DRY_RUN, out->detail);
+	act_emit(app, a, out->id, ACT_DECIDED, 1, 1, action_status_name(AS_DRY_RUN), out->detail);
 	return 0;
 }
 
@@ -368,7 +368,7 @@ static int hold(struct myriad *app, const struct action *a, struct action_outcom
 	out->why = r->out.why = AW_GUARD;
 	snprintf(r->out.detail, sizeof r->out.detail, "%s", out->detail);
 	act_live(r);
-	act_emit(app, a, out->id, ACT_DECIDED, 0, 0, AS_CONFIRM, out->detail);
+	act_emit(app, a, out->id, ACT_DECIDED, 0, 0, action_status_name(AS_CONFIRM), out->detail);
 	return 0;
 }
 
@@ -415,7 +415,7 @@ int action_submit(struct myriad *app, const struct action *a, struct action_outc
 	memset(out, 0, sizeof *out);
 	out->id = e->next_id++;
 	measure(app, a, out);
-	act_emit(app, a, out->id, ACT_REQUESTED, 1, a->dry_run || app->dry_run, AS_SENT, "");
+	act_emit(app, a, out->id, ACT_REQUESTED, 1, a->dry_run || app->dry_run, "requested", "");
 	return decide(app, a, out, fn, ctx);
 }
 

@@ -48,7 +48,7 @@ struct action_engine {
 
 struct action_engine *engine_of(struct myriad *app);
 void act_emit(struct myriad *app, const struct action *a, uint32_t id, int phase, int ok, int dry,
-	      enum action_status status, const char *detail);
+	      const char *status, const char *detail);
 
 /* record.c */
 struct act *act_new(struct action_engine *e, const struct action *a, const struct action_outcome *out);

@@ -120,7 +120,7 @@ void act_finish(struct act *r, enum action_status status, enum action_why why, i
 		snprintf(r->out.detail, sizeof r->out.detail, "%s", detail);
 	trace("action %u %s", r->out.id, action_status_name(status));
 	if (was_sent && status != AS_REFUSED)
-		act_emit(app, &r->a, r->out.id, ACT_RESULT, status == AS_DONE, 0, status,
+		act_emit(app, &r->a, r->out.id, ACT_RESULT, status == AS_DONE, 0, action_status_name(status),
 			 status == AS_DONE && !*r->out.detail ? "ok" : r->out.detail);
 	unlink_live(r);
 	keep_done(r);

@@ -20,7 +20,7 @@ void evjson_encode(struct sbuf *b, const struct event *ev);
 int evjson_decode(struct event *ev, const char *json, size_t len, struct arena *a);
 /* Copies the strings ev borrows (source included) into a. */
 void evjson_own(struct event *ev, struct arena *a);
-/* The node an event is about, -1 if none: the `node` column. */
-int32_t evjson_node(const struct event *ev);
+
+
 
 #endif

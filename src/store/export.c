@@ -112,7 +112,7 @@ static void jsonl_event(void *ctx, const struct event *ev)
 	struct exp *e = ctx;
 	struct sbuf b = {0};
 
-	if (!wanted(e, evjson_node(ev)) && evjson_node(ev) >= 0) {
+	if (!wanted(e, ev_node(ev)) && ev_node(ev) >= 0) {
 		e->seq++;
 		return;
 	}
@@ -135,7 +135,7 @@ static void csv_event(void *ctx, const struct event *ev)
 	struct exp *e = ctx;
 	int64_t seq = e->seq++;
 	const char *t = e->o->table ? e->o->table : "gpu";
-	int32_t node = evjson_node(ev);
+	int32_t node = ev_node(ev);
 
 	if (node >= 0 && !wanted(e, node))
 		return;

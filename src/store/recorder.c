@@ -204,7 +204,7 @@ static void on_topology(struct rec *r, const struct ev_topology *t)
 static void write_event(struct rec *r, const struct event *ev, int64_t seq)
 {
 	sqlite3_stmt *st = r->st.event;
-	int32_t node = evjson_node(ev);
+	int32_t node = ev_node(ev);
 
 	if (ev->type == EV_TOPOLOGY)
 		on_topology(r, &ev->u.topology);

@@ -21,7 +21,7 @@
 #include "hooks.h"
 #include "../xidcat.h"
 
-const char *const tc_hook_kinds[HK_COUNT] = {"fault", "node", "job", "conn", "tick", "every"};
+const char *const tc_hook_kinds[HK_COUNT] = {"fault", "node", "job", "conn", "tick", "event", "every"};
 
 int tc_in_hook(struct tcl_state *ts)
 {
@@ -499,11 +499,38 @@ static void ticked(struct tcl_state *ts, const struct event *ev)
 	}
 }
 
+/* on event TYPES: the raw event as a dict, from the event schema. */
+struct raw_arg {
+	const struct event *ev;
+	const char *node;            /* its node's name, "" if none */
+};
+
+static int raw_pred(const struct hook *h, const void *arg)
+{
+	const struct raw_arg *a = arg;
+
+	if (!match_words(h, ev_type_name(a->ev->type), NULL))
+		return 0;
+	return !h->nodes || (*a->node && nodeset_contains(h->nodes, a->node));
+}
+
+static void raw_event(struct tcl_state *ts, const struct event *ev)
+{
+	const struct model *m = &ts->app->model;
+	int32_t n = ev_node(ev);
+	struct raw_arg a = {ev, n >= 0 && n < m->nnodes ? m->nodes[n].name : ""};
+
+	if (!any_hooks(ts->hooks, HK_EVENT) || !ts->app->tick)
+		return;
+	fire(ts, HK_EVENT, tc_event_dict(m, ev), raw_pred, &a);
+}
+
 static void on_event(void *ctx, const struct event *ev)
 {
 	struct tcl_state *ts = ctx;
 	const struct fault *f;
 
+	raw_event(ts, ev);
 	switch (ev->type) {
 	case EV_TICK:
 		ticked(ts, ev);

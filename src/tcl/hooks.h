@@ -7,7 +7,7 @@
 
 #include "tcl_int.h"
 
-enum hook_kind { HK_FAULT, HK_NODE, HK_JOB, HK_CONN, HK_TICK, HK_EVERY, HK_COUNT };
+enum hook_kind { HK_FAULT, HK_NODE, HK_JOB, HK_CONN, HK_TICK, HK_EVENT, HK_EVERY, HK_COUNT };
 extern const char *const tc_hook_kinds[HK_COUNT];
 #define XID_BIT (1u << FK_COUNT)   /* filter word "xid": faults from XID lines */
 

@@ -58,6 +58,8 @@ static int valid_word(const struct hook *h, const char *w)
 			if (!strcasecmp(w, conn_state_name(s)))
 				return 1;
 		return 0;
+	case HK_EVENT:
+		return ev_type_from_name(w) > 0;
 	default:
 		return 0;
 	}
@@ -157,7 +159,8 @@ int tc_on(struct tcl_call *c)
 	for (k = 0; k < HK_EVERY && strcmp(kind, tc_hook_kinds[k]); k++)
 		;
 	if (k == HK_EVERY)
-		return tc_err(c, "USAGE", "bad event kind \"%s\": must be fault, node, job, conn or tick (or use every)", kind);
+		return tc_err(c, "USAGE", "bad event kind \"%s\": must be fault, node, job, conn, tick or event (or use every)",
+			      kind);
 	Tcl_IncrRefCount(filter);
 	h = xcalloc(1, sizeof *h);
 	h->kind = k;

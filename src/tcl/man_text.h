@@ -71,6 +71,14 @@ static const char *const man_rest[] = {
 	".TP",
 	".B tick",
 	"every tick (one second of cluster time). Variables: tick time seconds.",
+	".TP",
+	".B event",
+	"every event of the types named in FILTER (xid, sample, ib, power, node_state, job, job_end, fault_ack, "
+	"fault_close, parse_error, conn, action, mark ...), as recorded in the log: its fields come from the one "
+	"event schema (myriad-log(5) names them), with event, time and source; a node index is also given as "
+	"the node's name (node) and node_index. Option -node NODESET. Example: on event action {if {$phase == 3} "
+	"{notify \"action $id: $status\"}} reports every action's end. A sample hook runs once per GPU per tick: "
+	"prefer fault, node and job hooks where they say what you need.",
 	".PP",
 	"every DURATION SCRIPT runs SCRIPT every DURATION of cluster time (at least 1s; the tick is the "
 	"resolution). Nothing fires for what the sources announce at tick 0 (inventory, the first queue); node "

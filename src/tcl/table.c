@@ -71,7 +71,7 @@ const struct tcl_cmd tc_table[] = {
 	{"action wait", "ID ?-timeout DURATION?", "batch: wait until the action ends (the loop runs meanwhile); returns its dict",
 		"timeout=", 1, 1, TC_RO, SEC_ACT, tc_action_wait},
 	/* ---- events and time ---- */
-	{"on", "fault|node|job|conn|tick ?FILTER? SCRIPT",
+	{"on", "fault|node|job|conn|tick|event ?FILTER? SCRIPT",
 		"run SCRIPT on each event that passes FILTER; returns a handle (see HOOKS)", "", 2, 3, TC_RO | TC_SAFE, SEC_EVENT, tc_on},
 	{"off", "HANDLE", "remove a hook", "", 1, 1, TC_RO | TC_SAFE, SEC_EVENT, tc_off},
 	{"every", "DURATION SCRIPT", "run SCRIPT every DURATION of cluster time (10s, 5m, 1h); returns a handle",

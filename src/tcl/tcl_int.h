@@ -155,6 +155,10 @@ int tc_group(void *ctx, const char *group, struct nodeset *out, char **err);
 void tc_json(Tcl_Obj *v, struct sbuf *out);
 int64_t tc_now_us(const struct myriad *app);
 Tcl_Obj *tc_fault_dict(const struct model *m, const struct fault *f);
+/* An event as a dict, field by field from the event schema: event (its
+ * type's name), time, source, and the fields; a node index also as the
+ * node's name (node) with the index in node_index; unknown metrics "". */
+Tcl_Obj *tc_event_dict(const struct model *m, const struct event *ev);
 
 /* ---- notifier.c: Tcl's events on the console's loop, virtual time ---- */
 void tc_notifier_install(void);

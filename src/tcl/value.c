@@ -396,3 +396,42 @@ void tc_json(Tcl_Obj *v, struct sbuf *out)
 	else
 		sbuf_json_str(out, Tcl_GetString(v));
 }
+
+/* ---- events from the schema ---- */
+
+static Tcl_Obj *field_obj(const struct event *ev, const struct ev_field *f)
+{
+	const char *p = (const char *)ev + f->off;
+
+	switch (f->kind) {
+	case EVF_I32: return Tcl_NewWideIntObj(*(const int32_t *)p);
+	case EVF_U32: return Tcl_NewWideIntObj(*(const uint32_t *)p);
+	case EVF_I64: return Tcl_NewWideIntObj(*(const int64_t *)p);
+	case EVF_U64: return Tcl_ObjPrintf("%llu", (unsigned long long)*(const uint64_t *)p);
+	case EVF_F64: return Tcl_NewDoubleObj(*(const double *)p);
+	case EVF_MET:
+		return *(const int32_t *)p == MET_UNKNOWN ? Tcl_NewObj() : Tcl_NewWideIntObj(*(const int32_t *)p);
+	default: return Tcl_NewStringObj(*(const char *const *)p ? *(const char *const *)p : "", -1);
+	}
+}
+
+Tcl_Obj *tc_event_dict(const struct model *m, const struct event *ev)
+{
+	const struct ev_schema *s = ev_schema(ev->type);
+	Tcl_Obj *d = Tcl_NewDictObj();
+
+	tc_dstr(d, "event", ev_type_name(ev->type));
+	tc_dtime(d, "time", ev->time);
+	tc_dstr(d, "source", ev->source ? ev->source : "");
+	for (int i = 0; s && i < s->n; i++) {
+		if ((int)s->f[i].off == s->node_off) {
+			int32_t n = *(const int32_t *)((const char *)ev + s->f[i].off);
+
+			tc_dint(d, "node_index", n);
+			tc_dstr(d, "node", n >= 0 && n < m->nnodes ? m->nodes[n].name : "");
+			continue;
+		}
+		tc_dput(d, s->f[i].name, field_obj(ev, &s->f[i]));
+	}
+	return d;
+}
