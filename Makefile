@@ -23,7 +23,7 @@ WARN      = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
             -Wformat=2 -Wno-format-nonliteral -Wwrite-strings -Wpointer-arith
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lreadline -lm
-CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(PKG_CFLAGS) -Isrc $(EXTRA_CFLAGS)
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(PKG_CFLAGS) -Isrc -I$(B)/gen $(EXTRA_CFLAGS)
 PREFIX   ?= /usr/local
 
 ifeq ($(SAN),1)
@@ -52,6 +52,14 @@ deps:
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -MMD -MP -c $< -o $@
+
+# The default key table has one source, scripts/keys.tcl; keys.c compiles in
+# what src/ui/keys2c.tcl makes of it.
+$(B)/gen/keys_default.h: scripts/keys.tcl src/ui/keys2c.tcl
+	@mkdir -p $(dir $@)
+	tclsh src/ui/keys2c.tcl scripts/keys.tcl > $@.tmp && mv $@.tmp $@
+
+$(B)/src/ui/keys.o: $(B)/gen/keys_default.h
 
 $(B)/libmyriad.a: $(CORE_OBJ)
 	@rm -f $@

@@ -1,7 +1,7 @@
 /*
- * keys.c - key names, key tables and the built-in default bindings (see
- * keys.h). When Tcl is up, scripts/keys.tcl rebinds these through ui_bind;
- * without Tcl, these are the bindings.
+ * keys.c - key names, key tables and the default bindings (see keys.h).
+ * The defaults are scripts/keys.tcl, compiled in at build time; when Tcl is
+ * up the console sources that same file, so both ways bind the same keys.
  */
 #include <stdio.h>
 #include <string.h>
@@ -136,38 +136,9 @@ void keymap_free(struct keymap *km)
 	memset(km, 0, sizeof *km);
 }
 
-/* The defaults, in the order help lists them. */
-const struct default_binding default_bindings[] = {
-	{"global", "1", "panel utilization"}, {"global", "2", "panel topology"},
-	{"global", "3", "panel power"}, {"global", "4", "panel faults"},
-	{"global", "5", "panel jobs"}, {"global", "6", "panel node"}, {"global", "7", "panel log"},
-	{"global", "Tab", "panel-next"}, {"global", "BTab", "panel-prev"},
-	{"global", "?", "help"}, {"global", "/", "filter"}, {"global", ":", "command-prompt"},
-	{"global", "q", "quit"}, {"global", "C-c", "quit"}, {"global", "C-l", "redraw"},
-	{"global", "T", "theme-next"},
-	{"global", "Up", "cursor-up"}, {"global", "k", "cursor-up"},
-	{"global", "Down", "cursor-down"}, {"global", "j", "cursor-down"},
-	{"global", "Left", "cursor-left"}, {"global", "h", "cursor-left"},
-	{"global", "Right", "cursor-right"}, {"global", "l", "cursor-right"},
-	{"global", "PPage", "page-up"}, {"global", "NPage", "page-down"},
-	{"global", "Home", "top"}, {"global", "g", "top"}, {"global", "End", "bottom"}, {"global", "G", "bottom"},
-	{"global", "Enter", "select"}, {"global", "Escape", "back"}, {"global", "BSpace", "back"},
-	{"global", "d", "drain"}, {"global", "r", "reroute"}, {"global", "c", "checkpoint"}, {"global", "a", "ack"},
-	{"global", ",", "replay-step -1"}, {"global", ".", "replay-step +1"},
-	{"global", "<", "replay-seek -60"}, {"global", ">", "replay-seek +60"},
-	{"global", "[", "replay-seek -600"}, {"global", "]", "replay-seek +600"},
-	{"global", "{", "replay-fault -1"}, {"global", "}", "replay-fault +1"},
-	{"global", "Space", "replay-play"}, {"global", "+", "replay-speed faster"},
-	{"global", "-", "replay-speed slower"},
-	{"utilization", "m", "metric-next"}, {"utilization", "M", "metric-prev"}, {"utilization", "z", "zoom"},
-	{"power", "m", "metric-next"},
-	{"faults", "s", "sort-next"}, {"faults", "S", "sort-reverse"}, {"faults", "o", "show-closed"},
-	{"faults", "b", "group-bursts"}, {"faults", "u", "unacked-only"},
-	{"jobs", "s", "sort-next"}, {"jobs", "S", "sort-reverse"}, {"jobs", "f", "faulted-only"},
-	{"node", "n", "node-next"}, {"node", "p", "node-prev"},
-	{"log", "f", "follow"},
-	{NULL, NULL, NULL},
-};
+/* The defaults, in the order help lists them: generated from
+ * scripts/keys.tcl, their one source (src/ui/keys2c.tcl). */
+#include "keys_default.h"
 
 void keymap_defaults(struct keymap *km)
 {
