@@ -131,9 +131,8 @@ int inventory_set(struct myriad *app, const char *option, const char *value, cha
 /* One configuration command, argv[0] its name: host, service, probe, hostkey, ssh. */
 int inventory_command(struct myriad *app, int argc, char **argv, char **err);
 
-/* Loads a configuration file: through the Tcl interpreter when this build
- * has one, else through a minimal reader that understands only the five
- * commands above (what `myriad-sim serve --write-config` writes). */
+/* Loads a configuration file through the Tcl interpreter (started if need
+ * be), its one reader. 0, or -1 with *err (FILE:LINE: message). */
 int inventory_load_config(struct myriad *app, const char *path, char **err);
 
 /* Index of a host by name, -1 if not in the inventory. */

@@ -228,7 +228,7 @@ TEST(ssh_inventory_commands)
 	CHECK(inventory_peek(&app) == NULL);
 }
 
-TEST(ssh_minimal_config_reader)
+TEST(ssh_config_read_through_tcl)
 {
 	struct myriad app;
 	char path[] = "/tmp/myriad-unit-conf-XXXXXX", *err = NULL;
@@ -265,7 +265,7 @@ TEST(ssh_minimal_config_reader)
 	free(err);
 	CHECK(inventory_peek(&app) == NULL || inventory_peek(&app)->nhosts == 0);   /* nothing half-applied */
 	inventory_free(&app);
-	tcl_free(&app);          /* the reader started the interpreter on this bare app */
+	tcl_free(&app);          /* loading started the interpreter on this bare app */
 	bus_free(&app.bus);
 	unlink(path);
 }
