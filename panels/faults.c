@@ -70,7 +70,7 @@ static int matches(const struct faults *fl, const struct model *m, const struct 
 		return 1;
 	snprintf(code, sizeof code, "xid %d", f->code);
 	return strcasestr(where(m, f, buf, sizeof buf), fl->filter) || strcasestr(f->text, fl->filter) ||
-	       strcasestr(fault_kind_name(f->kind), fl->filter) || strcasestr(f->action, fl->filter) ||
+	       strcasestr(fault_kind_name(f->kind), fl->filter) || strcasestr(f->remedy, fl->filter) ||
 	       (fault_xid(f) >= 0 && !strcasecmp(code, fl->filter)) || strcasestr(meaning(f), fl->filter) ||
 	       strcasestr(severity_name(f->severity), fl->filter);
 }
@@ -183,7 +183,7 @@ static void draw_row(struct faults *fl, const struct view *v, int y, int i, int 
 	x += view_field(v, x, y, flex, 0, role, meaning(f)) + 1;
 	x += view_field(v, x, y, 8, 0, dim ? R_ACKED : severity_role(f->severity), severity_name(f->severity)) + 1;
 	if (wide) {   /* the catalogue's action in full; the model keeps 63 bytes of it */
-		x += view_field(v, x, y, flex, 0, role, fault_xid(f) >= 0 ? xid_lookup(f->code)->action : f->action) + 1;
+		x += view_field(v, x, y, flex, 0, role, fault_xid(f) >= 0 ? xid_lookup(f->code)->remedy : f->remedy) + 1;
 		if (f->ack_time) {
 			fmt_clock(f->ack_time, t, sizeof t);
 			snprintf(buf, sizeof buf, "%s %.5s", f->ack_who, t);
@@ -220,7 +220,7 @@ static void draw_detail(struct faults *fl, const struct view *v, int y)
 		view_textf(v, 2, ++y, -1, R_INFO, "catalogue: %s%s", x->bucket, x->sympathetic ? ", follows another XID"
 			   : x->hardware ? ", hardware: drain the node" : ", not a hardware fault by itself");
 	}
-	view_textf(v, 2, ++y, -1, R_WARN, "do: %s", fault_xid(f) >= 0 ? xid_lookup(f->code)->action : f->action);
+	view_textf(v, 2, ++y, -1, R_WARN, "do: %s", fault_xid(f) >= 0 ? xid_lookup(f->code)->remedy : f->remedy);
 	if (f->ack_time) {
 		fmt_clock(f->ack_time, t, sizeof t);
 		view_textf(v, 2, ++y, -1, R_ACKED, "acknowledged by %s at %s", f->ack_who, t);
@@ -272,7 +272,7 @@ static void faults_draw(void *st, const struct view *v)
 		draw_detail(fl, v, v->h - detail);
 }
 
-static int faults_key(void *st, enum panel_action a)
+static int faults_key(void *st, enum panel_cmd a)
 {
 	struct faults *fl = st;
 	const struct model *m = &fl->c->app->model;
@@ -283,12 +283,12 @@ static int faults_key(void *st, enum panel_action a)
 		return 1;
 	}
 	switch (a) {
-	case PA_SORT_NEXT: fl->sort = (fl->sort + 1) % S_COUNT; fl->bursts = 0; return 1;
-	case PA_SORT_REVERSE: fl->reverse = !fl->reverse; return 1;
-	case PA_SHOW_CLOSED: fl->show_closed = !fl->show_closed; return 1;
-	case PA_GROUP_BURSTS: fl->bursts = !fl->bursts; return 1;
-	case PA_UNACKED_ONLY: fl->unacked = !fl->unacked; return 1;
-	case PA_SELECT: {
+	case PC_SORT_NEXT: fl->sort = (fl->sort + 1) % S_COUNT; fl->bursts = 0; return 1;
+	case PC_SORT_REVERSE: fl->reverse = !fl->reverse; return 1;
+	case PC_SHOW_CLOSED: fl->show_closed = !fl->show_closed; return 1;
+	case PC_GROUP_BURSTS: fl->bursts = !fl->bursts; return 1;
+	case PC_UNACKED_ONLY: fl->unacked = !fl->unacked; return 1;
+	case PC_SELECT: {
 		const struct fault *f = fl->sel ? model_fault(m, fl->sel) : NULL;
 
 		if (f && f->node >= 0)

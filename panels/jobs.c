@@ -198,7 +198,7 @@ static void jobs_draw(void *st, const struct view *v)
 		draw_row(js, v, 2 + i - js->l.top, i, namew, nodew);
 }
 
-static int jobs_key(void *st, enum panel_action a)
+static int jobs_key(void *st, enum panel_cmd a)
 {
 	struct jobs *js = st;
 	const struct model *m = &js->c->app->model;
@@ -209,10 +209,10 @@ static int jobs_key(void *st, enum panel_action a)
 		return 1;
 	}
 	switch (a) {
-	case PA_SORT_NEXT: js->sort = (js->sort + 1) % J_COUNT; return 1;
-	case PA_SORT_REVERSE: js->reverse = !js->reverse; return 1;
-	case PA_FAULTED_ONLY: js->faulted_only = !js->faulted_only; return 1;
-	case PA_SELECT: {
+	case PC_SORT_NEXT: js->sort = (js->sort + 1) % J_COUNT; return 1;
+	case PC_SORT_REVERSE: js->reverse = !js->reverse; return 1;
+	case PC_FAULTED_ONLY: js->faulted_only = !js->faulted_only; return 1;
+	case PC_SELECT: {
 		const struct job *jb = js->sel ? model_job(m, js->sel) : NULL;
 		int32_t pick = -1;
 

@@ -83,11 +83,11 @@ static void log_draw(void *st, const struct view *v)
 	}
 }
 
-static int log_key(void *st, enum panel_action a)
+static int log_key(void *st, enum panel_cmd a)
 {
 	struct logp *p = st;
 
-	if (a == PA_FOLLOW || a == PA_BOTTOM) {
+	if (a == PC_FOLLOW || a == PC_BOTTOM) {
 		p->follow = 1;
 		return 1;
 	}

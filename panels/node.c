@@ -219,7 +219,7 @@ static int faults(struct nodep *p, const struct view *v, int y, int32_t ni)
 			y++;
 			if (!f->close_time)
 				view_textf(v, 8, y++, -1, R_DIM, "do: %s%s%s",
-					   fault_xid(f) >= 0 ? xid_lookup(f->code)->action : f->action,
+					   fault_xid(f) >= 0 ? xid_lookup(f->code)->remedy : f->remedy,
 					   f->ack_time ? "   acked by " : "", f->ack_who);
 			shown++;
 		}
@@ -274,19 +274,19 @@ static void node_draw(void *st, const struct view *v)
 	jobs(p, &sv, y, ni);
 }
 
-static int node_key(void *st, enum panel_action a)
+static int node_key(void *st, enum panel_cmd a)
 {
 	struct nodep *p = st;
 	int32_t n = p->c->app->model.nnodes;
 
 	switch (a) {
-	case PA_NODE_NEXT: case PA_RIGHT: p->c->node_sel = (p->c->node_sel + 1) % MAX(n, 1); return 1;
-	case PA_NODE_PREV: case PA_LEFT: p->c->node_sel = (p->c->node_sel + n - 1) % MAX(n, 1); return 1;
-	case PA_DOWN: p->scroll++; return 1;
-	case PA_UP: p->scroll = MAX(0, p->scroll - 1); return 1;
-	case PA_PGDN: p->scroll += 10; return 1;
-	case PA_PGUP: p->scroll = MAX(0, p->scroll - 10); return 1;
-	case PA_TOP: p->scroll = 0; return 1;
+	case PC_NODE_NEXT: case PC_RIGHT: p->c->node_sel = (p->c->node_sel + 1) % MAX(n, 1); return 1;
+	case PC_NODE_PREV: case PC_LEFT: p->c->node_sel = (p->c->node_sel + n - 1) % MAX(n, 1); return 1;
+	case PC_DOWN: p->scroll++; return 1;
+	case PC_UP: p->scroll = MAX(0, p->scroll - 1); return 1;
+	case PC_PGDN: p->scroll += 10; return 1;
+	case PC_PGUP: p->scroll = MAX(0, p->scroll - 10); return 1;
+	case PC_TOP: p->scroll = 0; return 1;
 	default: return 0;
 	}
 }

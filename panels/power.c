@@ -188,11 +188,11 @@ static void power_draw(void *st, const struct view *v)
 	per_su(p, v, y);
 }
 
-static int power_key(void *st, enum panel_action a)
+static int power_key(void *st, enum panel_cmd a)
 {
 	struct power *p = st;
 
-	if (a != PA_METRIC_NEXT)
+	if (a != PC_METRIC_NEXT)
 		return 0;
 	p->su_metric = (p->su_metric + 1) % SU_COUNT;
 	return 1;

@@ -220,27 +220,27 @@ static void topo_draw(void *st, const struct view *v)
 	overview(p, v);
 }
 
-static int topo_key(void *st, enum panel_action a)
+static int topo_key(void *st, enum panel_cmd a)
 {
 	struct topop *p = st;
 
-	if (p->drill >= 0 && (a == PA_LEFT || a == PA_RIGHT)) {
-		p->rail += a == PA_LEFT ? -1 : 1;
+	if (p->drill >= 0 && (a == PC_LEFT || a == PC_RIGHT)) {
+		p->rail += a == PC_LEFT ? -1 : 1;
 		return 1;
 	}
 	if (list_key(&p->l, a, p->c->h - 10))
 		return 1;
-	if (a == PA_SELECT && p->drill < 0 && p->l.n) {
+	if (a == PC_SELECT && p->drill < 0 && p->l.n) {
 		p->saved = p->l.cur;
 		p->drill = p->l.cur;
 		p->l.cur = p->l.top = 0;
 		return 1;
 	}
-	if (a == PA_SELECT && p->drill >= 0) {
+	if (a == PC_SELECT && p->drill >= 0) {
 		console_show_node(p->c, p->drill * npsu(&p->c->app->model) + p->l.cur);
 		return 1;
 	}
-	if (a == PA_BACK && p->drill >= 0) {
+	if (a == PC_BACK && p->drill >= 0) {
 		p->drill = -1;
 		p->l.cur = p->saved;
 		return 1;

@@ -4,8 +4,9 @@
  * GPU view: a half-block cell (U+2580, foreground = upper GPU, background =
  * lower GPU) holds two GPUs, so a node of 8 GPUs is one column of 4 cells and
  * a scalable unit of 32 nodes a block of 32x4; 10,240 GPUs fit in 160x32
- * cells plus labels. Node view (when the GPUs do not fit, or `z`): one half
- * cell per node, two SUs per text row. Colour follows the metric (util,
+ * cells plus labels. Node view (when every GPU does not fit, or `z`): a
+ * whole cell per node and a row segment per SU; only when even that does
+ * not fit, a half cell per node and two SUs per text row. Colour follows the metric (util,
  * temperature, power, memory; `m` cycles); faulted, drained, stale, down and
  * silent GPUs have colours of their own. Without colours (mono, NO_COLOR,
  * ASCII) a cell is a glyph: X fault, # down, D drained, ? stale, and a bar of
@@ -561,7 +562,7 @@ static int32_t vertical(struct util *u, const struct model *m, int dir)
 	return best;
 }
 
-static int util_key(void *st, enum panel_action a)
+static int util_key(void *st, enum panel_cmd a)
 {
 	struct util *u = st;
 	const struct model *m = &u->c->app->model;
@@ -570,22 +571,22 @@ static int util_key(void *st, enum panel_action a)
 	if (!m->nnodes)
 		return 0;
 	switch (a) {
-	case PA_LEFT: next--; break;
-	case PA_RIGHT: next++; break;
-	case PA_UP: case PA_DOWN:
+	case PC_LEFT: next--; break;
+	case PC_RIGHT: next++; break;
+	case PC_UP: case PC_DOWN:
 		if (!u->nx || u->nalloc != m->nnodes)   /* not laid out yet: by SU */
-			next += a == PA_UP ? -npsu(m) : npsu(m);
-		else if ((next = vertical(u, m, a == PA_UP ? -1 : 1)) < 0)
+			next += a == PC_UP ? -npsu(m) : npsu(m);
+		else if ((next = vertical(u, m, a == PC_UP ? -1 : 1)) < 0)
 			next = u->cursor;
 		break;
-	case PA_PGUP: next -= npsu(m); break;
-	case PA_PGDN: next += npsu(m); break;
-	case PA_TOP: next = 0; break;
-	case PA_BOTTOM: next = m->nnodes - 1; break;
-	case PA_SELECT: console_show_node(u->c, u->cursor); return 1;
-	case PA_METRIC_NEXT: u->metric = (u->metric + 1) % M_COUNT; return 1;
-	case PA_METRIC_PREV: u->metric = (u->metric + M_COUNT - 1) % M_COUNT; return 1;
-	case PA_ZOOM: u->zoom = (u->zoom + 1) % 3; return 1;
+	case PC_PGUP: next -= npsu(m); break;
+	case PC_PGDN: next += npsu(m); break;
+	case PC_TOP: next = 0; break;
+	case PC_BOTTOM: next = m->nnodes - 1; break;
+	case PC_SELECT: console_show_node(u->c, u->cursor); return 1;
+	case PC_METRIC_NEXT: u->metric = (u->metric + 1) % M_COUNT; return 1;
+	case PC_METRIC_PREV: u->metric = (u->metric + M_COUNT - 1) % M_COUNT; return 1;
+	case PC_ZOOM: u->zoom = (u->zoom + 1) % 3; return 1;
 	default: return 0;
 	}
 	u->cursor = MAX(0, MIN(next, m->nnodes - 1));

@@ -3,7 +3,7 @@
 # The console sources this file when it starts (tcl_console_ready), before
 # the bindings of the configuration, which may override any of them with
 # `ui bind KEY SCRIPT ?-table TABLE?`. A script whose first word is one of
-# the console's built-in actions (panel NAME, panel-next, help, filter,
+# the console's built-in console commands (panel NAME, panel-next, help, filter,
 # command-prompt, quit, drain, reroute, checkpoint, ack, ... : `?` in the
 # console lists them) runs without Tcl; anything else is evaluated as Tcl,
 # where `ui selection node|gpu|job|fault|panel` says what the cursor is on.

@@ -107,7 +107,7 @@ static void trim_closed(struct model *m)
 }
 
 static struct fault *fault_open(struct model *m, int64_t time, int32_t node, int32_t gpu,
-				int32_t kind, int32_t code, int32_t sev, const char *text, const char *action)
+				int32_t kind, int32_t code, int32_t sev, const char *text, const char *remedy)
 {
 	struct fault *f = find_open(m, node, gpu, kind, code);
 
@@ -133,7 +133,7 @@ static struct fault *fault_open(struct model *m, int64_t time, int32_t node, int
 	f->severity = sev;
 	f->count = 1;
 	copy_printable(f->text, sizeof f->text, text);
-	copy_printable(f->action, sizeof f->action, action);
+	copy_printable(f->remedy, sizeof f->remedy, remedy);
 	if (node >= 0 && node < m->nnodes) {
 		if (!m->node_last_fault[node] || time - m->node_last_fault[node] > BURST_GAP_US)
 			m->node_burst[node] = m->next_burst_id++;
@@ -202,7 +202,7 @@ void fault_on_xid(struct model *m, const struct event *ev)
 		m->last_xid[model_gpu(m, e->node, gpu)] = e->code;
 	snprintf(text, sizeof text, "XID %d: %s%s%s", e->code, x->meaning, e->text && e->text[0] ? " -- " : "",
 		 e->text ? e->text : "");
-	fault_open(m, ev->time, e->node, gpu, x->kind, e->code, x->severity, text, x->action);
+	fault_open(m, ev->time, e->node, gpu, x->kind, e->code, x->severity, text, x->remedy);
 }
 
 static void ib_rules(struct model *m, const struct event *ev, struct ib_port *p, int32_t state_was, double secs)

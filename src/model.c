@@ -539,6 +539,8 @@ uint64_t model_hash(const struct model *m)
 		h = hash_str(h, n->reason_who);
 		h = hash_bytes(h, &n->reason_time, sizeof n->reason_time);
 		h = hash_bytes(h, &n->conn, sizeof n->conn);
+		if (n->conn_why[0])
+			h = hash_str(h, n->conn_why);
 		h = hash_bytes(h, &n->last_sample, sizeof n->last_sample);
 		h = hash_bytes(h, &n->parse_errors, sizeof n->parse_errors);
 		h = hash_bytes(h, &n->open_faults, sizeof n->open_faults);

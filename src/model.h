@@ -3,7 +3,8 @@
  *
  * model_apply() is the only way the model changes. It is deterministic: the
  * same events give the same state, bit for bit, and model_hash() covers all of
- * it, so a live run and a replay of its recording can be compared.
+ * it (a node's conn_why only when it is set, so that runs without connections
+ * hash as before), so a live run and a replay of its recording can be compared.
  *
  * Laid out for 10,240+ GPUs: per-GPU metrics are flat int32 arrays indexed by
  * global GPU number (node * gpus_per_node + gpu); nodes are an array; names
@@ -81,7 +82,7 @@ struct fault {                    /* no padding: hashed as bytes */
 	uint32_t count;               /* repeats folded into this fault */
 	uint32_t burst;               /* burst id: faults on a node < 180 s apart */
 	char text[TEXT_MAX_LEN];
-	char action[64];              /* recommended action */
+	char remedy[64];              /* what operators do about it (the Tcl dict and the log call it action) */
 	char ack_who[NAME_MAX_LEN];
 	char close_why[64];
 };

@@ -11,7 +11,7 @@ struct xid_info {
 	int32_t code;
 	const char *meaning;      /* "GPU has fallen off the bus" */
 	const char *bucket;       /* NVIDIA resolution bucket: "RESTART_BM" */
-	const char *action;       /* what operators do: "drain, reboot/power-cycle" */
+	const char *remedy;       /* what operators do: "drain, reboot/power-cycle" */
 	int32_t kind;             /* enum fault_kind */
 	int32_t severity;         /* enum severity */
 	int hardware;             /* 1: the node should be drained */

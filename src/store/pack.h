@@ -7,7 +7,7 @@
  * tick (group) of each event, the event's time relative to its tick's time,
  * its source, and its values. After a window closes each node's series are
  * encoded into one BLOB (the `samples` table), a slice of nodes per tick
- * (spread.c); until the last of them is in, each tick's packed events are
+ * (slices.c); until the last of them is in, each tick's packed events are
  * also in the `tail` table (one row per tick, columnar, each value relative
  * to the same series' previous row in the window) so that a killed recorder
  * loses at most its last tick. A window that has tail rows is read from them.

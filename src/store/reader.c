@@ -226,7 +226,7 @@ static int load_tail(struct reader *r, int64_t tick, char **err)
 
 /* Are some of [t0, t1)'s packed events in tail rows? Then its chunks are
  * not all written yet (the recorder writes a closed window over the next
- * ticks and drops the tail rows with the last chunks; spread.c), and the
+ * ticks and drops the tail rows with the last chunks; slices.c), and the
  * tail rows hold every one of them. */
 static int has_tail(struct reader *r, int64_t t0, int64_t t1)
 {

@@ -177,7 +177,7 @@ static void write_fault(struct rec *r, const struct fault *f)
 	sqlite3_bind_int(st, 7, f->code);
 	sqlite3_bind_text(st, 8, severity_name(f->severity), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 9, f->text, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 10, f->action, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 10, f->remedy, -1, SQLITE_STATIC);
 	rec_step(r, st, "faults");
 }
 

@@ -4,7 +4,7 @@
  * arrives (and at close). GPU samples and IB readings are packed per node and
  * window of CHUNK_TICKS (pack.h); meanwhile each tick's packed events are
  * kept in a tail row. A window that closes is written over the next ticks
- * (spread.c). The public functions of store.h's recorder part are here; the
+ * (slices.c). The public functions of store.h's recorder part are here; the
  * file itself is recfile.c's.
  */
 #include <stdio.h>
@@ -249,7 +249,7 @@ static void window_start(struct rec *r, const struct model *m)
 }
 
 /* At the end of a group: close a full window (or one whose topology
- * changed); spread.c writes it over the next groups. */
+ * changed); slices.c writes it over the next groups. */
 static void window_advance(struct rec *r)
 {
 	if (!r->have_win || (r->group + 1 < r->w_end && !r->topo_changed))

@@ -1,6 +1,6 @@
 /*
  * recorder.h - the recorder's state, shared by recorder.c (the event path:
- * groups, packing, transactions), spread.c (writing a closed window's chunks
+ * groups, packing, transactions), slices.c (writing a closed window's chunks
  * a slice per tick) and recfile.c (opening the file, statements, keyframes,
  * failures, closing).
  */
@@ -48,7 +48,7 @@ struct rec {
 	char **srcs;
 	int nsrcs, last_src;
 	int chunk_ticks, kf_ticks, kf_ticks_fixed;
-	/* the window closed last, until its chunks are all in (spread.c) */
+	/* the window closed last, until its chunks are all in (slices.c) */
 	int have_old;
 	int64_t old_w0, old_t1;       /* its ticks: [old_w0, old_t1) */
 	struct window old[PK_COUNT];
@@ -92,7 +92,7 @@ void rec_nodes_from_model(struct rec *r, const struct model *m);
 void rec_event(struct rec *r, const struct event *ev);
 void rec_topology_meta(struct rec *r, const struct ev_topology *t);
 void rec_finish(struct rec *r);
-/* spread.c: the current window [w0, t1) closes; a slice of the closed
+/* slices.c: the current window [w0, t1) closes; a slice of the closed
  * window's chunks per group (all of them with flush_all), within the
  * group's transaction; then, once the group committed (ok) or not, the
  * bookkeeping. */

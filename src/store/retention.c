@@ -8,7 +8,7 @@
  * dropped. Runs in the recorder's transaction: down-sampling a slice of a
  * window's chunks a tick (retention_step, one window at a time, at twice
  * the pace windows come), dropping once a closed window's chunks are all
- * written (retention_run); spread.c says when.
+ * written (retention_run); slices.c says when.
  */
 #include <stdio.h>
 #include <string.h>

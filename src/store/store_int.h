@@ -1,6 +1,6 @@
 /*
  * store_int.h - what the files of src/store share: the schema and its
- * migrations (db.c), the recorder (recorder.c, spread.c), the reader that
+ * migrations (db.c), the recorder (recorder.c, slices.c), the reader that
  * turns a recording back into events (reader.c), retention (retention.c).
  *
  * Vocabulary: a "group" is one tick of the recording: its EV_TICK (seq 0)

@@ -601,7 +601,7 @@ int tc_xid(struct tcl_call *c)
 	tc_dint(d, "known", x->code == code);
 	tc_dstr(d, "meaning", x->meaning);
 	tc_dstr(d, "bucket", x->bucket);
-	tc_dstr(d, "action", x->action);
+	tc_dstr(d, "action", x->remedy);
 	tc_dstr(d, "kind", fault_kind_name(x->kind));
 	tc_dstr(d, "severity", severity_name(x->severity));
 	tc_dint(d, "hardware", x->hardware);

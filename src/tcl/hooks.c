@@ -113,7 +113,7 @@ Tcl_Obj *tc_fault_dict(const struct model *m, const struct fault *f)
 	tc_dint(d, "xid", xid ? f->code : 0);
 	tc_dstr(d, "severity", severity_name(f->severity));
 	tc_dstr(d, "text", f->text);
-	tc_dstr(d, "action", f->action);
+	tc_dstr(d, "action", f->remedy);   /* the remedy: "action" to runbooks */
 	tc_dint(d, "count", f->count);
 	tc_dint(d, "burst", f->burst);
 	tc_dint(d, "hardware", xid && x->hardware);

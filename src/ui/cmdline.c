@@ -9,7 +9,7 @@
  * LINES/COLUMNS alone (rl_change_environment = 0).
  *
  * History is kept in $XDG_STATE_HOME/myriad/history; Tab completes command
- * names (tcl_complete, or the built-in actions without Tcl) and node names.
+ * names (tcl_complete, or the built-in console commands without Tcl) and node names.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -338,9 +338,9 @@ void cmdline_eval(struct console *c, const char *line)
 
 	console_log(c, R_PROMPT, "cmd", "%s", line);
 	if (!c->tcl_ok) {
-		if (action_run(c, line))
+		if (ui_cmd_run(c, line))
 			return;
-		console_set_message(c, R_ERROR, "Tcl is not available: only built-in actions work here "
+		console_set_message(c, R_ERROR, "Tcl is not available: only built-in console commands work here "
 				    "(panel NAME, help, quit, ...; Tab completes)");
 		return;
 	}

@@ -1,13 +1,14 @@
 /*
- * console.c - the full-screen console: its life cycle in the one event loop
- * (terminal input, the tick timer, SIGWINCH, the before-sleep redraw), the
- * bus subscription that feeds the log and marks panels dirty, key dispatch
- * through the key tables, and the API of ui.h.
+ * console.c - the full-screen console's state: the panels, the bus
+ * subscription that feeds the log panel and marks panels dirty, key dispatch
+ * through the key tables, the message line. Its life in the one event loop
+ * (terminal input, the clock's ticks, SIGWINCH, the before-sleep redraw) and
+ * the API of ui.h are in run.c.
  *
  * Key dispatch is a chain (NeoMutt's dispatchers, tmux's key tables): a modal
  * part (command line, filter, confirmation, help) gets the key first; then
  * the current panel's table, then the global table. A binding's command is a
- * built-in action (actions.c) or a Tcl script.
+ * built-in console command (commands.c) or a Tcl script.
  */
 #include <locale.h>
 #include <langinfo.h>
@@ -96,7 +97,7 @@ static void log_new_faults(struct console *c)
 		else
 			snprintf(where, sizeof where, "%s", f->node >= 0 ? m->nodes[f->node].name : "facility");
 		console_log(c, severity_role(f->severity), "fault", "#%u %s %s %s -> %s", f->id, where,
-			    fault_kind_name(f->kind), f->text, f->action);
+			    fault_kind_name(f->kind), f->text, f->remedy);
 	}
 }
 
@@ -299,7 +300,7 @@ static void run_binding(struct console *c, const char *cmd)
 {
 	struct sbuf out = {0};
 
-	if (action_run(c, cmd))
+	if (ui_cmd_run(c, cmd))
 		return;
 	if (!c->tcl_ok) {
 		console_set_message(c, R_ERROR, "this key runs Tcl, which is not available: %s", cmd);
@@ -372,7 +373,7 @@ void console_key(struct console *c, int key)
 
 		run_binding(c, cmd);
 		free(cmd);
-		glue_selection(c);
+		tclops_selection(c);
 		return;
 	}
 	key_to_name(key, name, sizeof name);
@@ -393,5 +394,5 @@ void console_mouse(struct console *c, int x, int y)
 		c->ops[c->cur]->click(c->st[c->cur], x, y - 2);
 	}
 	c->dirty = DIRTY_ALL;
-	glue_selection(c);
+	tclops_selection(c);
 }

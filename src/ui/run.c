@@ -111,20 +111,6 @@ int ui_log(struct myriad *app, const char *kind, const char *text)
 	return 0;
 }
 
-int ui_action(struct myriad *app, const char *name, char **err)
-{
-	struct console *c = console_of(app, err);
-
-	if (!c)
-		return -1;
-	if (!action_exists(name)) {
-		*err = xasprintf("no built-in action \"%s\"", name);
-		return -1;
-	}
-	action_run(c, name);
-	return 0;
-}
-
 int ui_confirm(struct myriad *app, const char *text, void (*done)(void *ctx, int yes), void *ctx, char **err)
 {
 	struct console *c = console_of(app, err);
@@ -218,7 +204,7 @@ static void after_tick(void *ctx)
 	struct console *c = ctx;
 
 	test_feed(c);
-	glue_tick(c);
+	tclops_tick(c);
 	if (c->ticks_left > 0 && --c->ticks_left == 0)
 		console_quit(c);
 }
@@ -307,7 +293,7 @@ int console_run(struct myriad *app, const struct cli_opts *o)
 	}
 	app_started(app, PART_CONSOLE, console_stop);   /* a fatal error gives the terminal back */
 	attach(c);
-	glue_console_ready(c);   /* Tcl: scripts/keys.tcl, the configuration's bindings and theme */
+	tclops_console_ready(c);   /* Tcl: scripts/keys.tcl, the configuration's bindings and theme */
 	rc = clock_run(app, clock_tick_ms_from_env());
 	cmdline_free();
 	term_end();

@@ -80,7 +80,7 @@ static void faults(FILE *out, const struct model *m, int max)
 		fprintf(out, "  %s %-8s%s%-2s %-8s %.70s -> %.50s\n", iso + 11,
 			f->node >= 0 ? m->nodes[f->node].name : "facility", f->gpu >= 0 ? ":" : " ",
 			f->gpu >= 0 ? (char[]){(char)('0' + f->gpu % 10), 0} : "", fault_kind_name(f->kind), f->text,
-			f->action);
+			f->remedy);
 		shown++;
 	}
 }

@@ -6,13 +6,13 @@
  * Key tables: "global" (also "root" or NULL), and one per panel:
  * "utilization", "topology", "power", "faults", "jobs", "node", "log". The
  * panel's table is looked up first, then "global". A binding's script whose
- * first word is a built-in action runs in C without Tcl; anything else is
- * evaluated as Tcl. Built-in actions (`?` lists them with their keys):
+ * first word is a built-in console command runs in C without Tcl; anything else is
+ * evaluated as Tcl. Built-in console commands (`?` lists them with their keys):
  *   panel NAME, panel-next, panel-prev, help, filter, command-prompt, quit,
  *   redraw, theme-next, cursor-up/-down/-left/-right, page-up, page-down,
  *   top, bottom, select, back, drain, reroute, checkpoint, ack,
  *   replay-step ±N, replay-seek ±SECONDS, replay-fault ±1, replay-play,
- *   replay-speed faster|slower, and panel actions: metric-next, metric-prev,
+ *   replay-speed faster|slower, and panel commands: metric-next, metric-prev,
  *   zoom, sort-next, sort-reverse, show-closed, group-bursts, unacked-only,
  *   faulted-only, node-next, node-prev, follow.
  * Key names: q, ?, C-x, Enter, Tab, BTab, Escape, BSpace, Space, Up, Down,
@@ -43,8 +43,6 @@ int ui_message(struct myriad *app, const char *text);
  * blocks the loop. -1 with *err when there is no console. */
 int ui_confirm(struct myriad *app, const char *text, void (*done)(void *ctx, int yes), void *ctx, char **err);
 
-/* Runs a built-in action by name (`ui action cursor-down`). */
-int ui_action(struct myriad *app, const char *name, char **err);
 /* Appends text (one log line per line) to the log panel: command output,
  * runbook progress. kind is a short tag ("out", "runbook"). -1 without the
  * console. */

@@ -3,7 +3,7 @@
  *
  * The console owns the cell grid, the theme, the key tables, the log ring
  * and the panels. A panel (a file in panels/) is one vtable, struct panel_ops: it
- * draws into a view of the grid from the model, runs the panel actions its
+ * draws into a view of the grid from the model, runs the panel commands its
  * keys are bound to, and says what the action keys (d r c a) act on. Panels
  * read the model; they never write it and never talk to sources or the store.
  *
@@ -22,12 +22,12 @@
 
 struct console;
 
-/* Panel actions: what panel key tables bind to. */
-enum panel_action {
-	PA_UP, PA_DOWN, PA_LEFT, PA_RIGHT, PA_PGUP, PA_PGDN, PA_TOP, PA_BOTTOM, PA_SELECT, PA_BACK,
-	PA_METRIC_NEXT, PA_METRIC_PREV, PA_ZOOM, PA_SORT_NEXT, PA_SORT_REVERSE, PA_SHOW_CLOSED,
-	PA_GROUP_BURSTS, PA_UNACKED_ONLY, PA_FAULTED_ONLY, PA_NODE_NEXT, PA_NODE_PREV, PA_FOLLOW,
-	PA_COUNT
+/* Panel commands: what panel key tables bind to. */
+enum panel_cmd {
+	PC_UP, PC_DOWN, PC_LEFT, PC_RIGHT, PC_PGUP, PC_PGDN, PC_TOP, PC_BOTTOM, PC_SELECT, PC_BACK,
+	PC_METRIC_NEXT, PC_METRIC_PREV, PC_ZOOM, PC_SORT_NEXT, PC_SORT_REVERSE, PC_SHOW_CLOSED,
+	PC_GROUP_BURSTS, PC_UNACKED_ONLY, PC_FAULTED_ONLY, PC_NODE_NEXT, PC_NODE_PREV, PC_FOLLOW,
+	PC_COUNT
 };
 
 /* What the action keys act on: the panel fills what applies. */
@@ -47,8 +47,8 @@ struct panel_ops {
 	void (*free)(void *st);
 	void (*resize)(void *st, int w, int h);   /* may be NULL */
 	void (*draw)(void *st, const struct view *v);
-	/* Runs a panel action; 1 if it applied, 0 if not here. */
-	int (*key)(void *st, enum panel_action a);
+	/* Runs a panel command; 1 if it applied, 0 if not here. */
+	int (*key)(void *st, enum panel_cmd a);
 	void (*filter)(void *st, const char *text);     /* may be NULL */
 	int (*target)(void *st, struct target *t);      /* may be NULL; 0 if nothing */
 	void (*click)(void *st, int x, int y);          /* view-relative; may be NULL */
@@ -142,16 +142,16 @@ void console_resize(struct console *c, int w, int h);
 struct console *console_new(struct myriad *app, const struct cli_opts *o, int w, int h);
 void console_free(struct console *c);
 
-/* ---- actions.c ---- */
-/* Runs a built-in action ("cursor-down", "panel jobs"): 1 if cmd names one
+/* ---- commands.c ---- */
+/* Runs a built-in console command ("cursor-down", "panel jobs"): 1 if cmd names one
  * (ran, or failed with a message), 0 if it is not a built-in (a Tcl script). */
-int action_run(struct console *c, const char *cmd);
-int action_exists(const char *cmd);
+int ui_cmd_run(struct console *c, const char *cmd);
+int ui_cmd_exists(const char *cmd);
 const char *action_help(const char *cmd);
 /* Action keys: build the Tcl command, show what it will do, confirm, run. */
 void action_key(struct console *c, const char *verb);
 void action_confirm_answer(struct console *c, int yes, int edit);
-/* Completion of built-in action names (the command line without Tcl). */
+/* Completion of built-in console command names (the command line without Tcl). */
 void action_complete(const char *prefix, void (*fn)(void *ctx, const char *word), void *ctx);
 
 /* ---- cmdline.c ---- */
@@ -163,14 +163,14 @@ void cmdline_close(struct console *c);
 void cmdline_prompt(struct console *c, const char *text, void (*done)(void *ctx, const char *line), void *ctx);
 void cmdline_draw(struct console *c, const struct view *row);
 void cmdline_free(void);
-/* Evaluates a command line (Tcl, or a built-in action without Tcl); the
+/* Evaluates a command line (Tcl, or a built-in console command without Tcl); the
  * output goes to the log and the message line. */
 void cmdline_eval(struct console *c, const char *line);
 
-/* ---- glue.c: the Tcl interpreter's and the store's console hooks ---- */
-int glue_console_ready(struct console *c);   /* 0 without Tcl */
-void glue_selection(struct console *c);
-void glue_tick(struct console *c);
+/* ---- tclops.c: the Tcl interpreter's and the store's console hooks ---- */
+int tclops_console_ready(struct console *c);   /* 0 without Tcl */
+void tclops_selection(struct console *c);
+void tclops_tick(struct console *c);
 
 /* ---- help.c ---- */
 void help_draw(struct console *c, const struct view *v);
@@ -186,7 +186,7 @@ void term_size(int *w, int *h);
 void term_resize(int w, int h);
 void term_theme(struct console *c);   /* the theme changed: new colour pairs */
 
-/* ---- look.c: what panels share ---- */
+/* ---- panelkit.c: what panels share ---- */
 enum gpu_state { GS_OK, GS_NONE, GS_STALE, GS_DRAIN, GS_FAULT, GS_DOWN };
 /* Is the node's data older than the theme's stale-secs (or missing)? */
 int node_stale(const struct console *c, const struct node *n);
@@ -214,8 +214,8 @@ int draw_title(const struct view *v, const char *title, const char *detail);
 struct list {
 	int cur, top, n;
 };
-/* Moves the cursor for a panel action; 1 if the action was a movement. */
-int list_key(struct list *l, enum panel_action a, int page);
+/* Moves the cursor for a panel command; 1 if the command was a movement. */
+int list_key(struct list *l, enum panel_cmd a, int page);
 /* Keeps cur inside 0..n-1 and visible in `rows` rows. */
 void list_fix(struct list *l, int rows);
 

@@ -1,6 +1,6 @@
 /*
- * test_store_spread.c - the recorder writes a closed window's chunks a slice
- * of nodes per tick (src/store/spread.c). A recording read while that is
+ * test_store_slices.c - the recorder writes a closed window's chunks a slice
+ * of nodes per tick (src/store/slices.c). A recording read while that is
  * under way, closed while it is under way, or killed (SIGKILL) while it is
  * under way gives back every event of its committed ticks exactly once, as
  * the live run delivered it; its keyframes restore; seeks land on the live

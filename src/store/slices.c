@@ -1,5 +1,5 @@
 /*
- * spread.c - a closed window's chunks, written a slice per tick.
+ * slices.c - a closed window's chunks, written a slice per tick.
  *
  * Encoding and inserting every node's chunks when a window closes costs
  * the recorder (and the console) one long tick a minute at 10,240 GPUs.

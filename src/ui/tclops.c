@@ -1,5 +1,5 @@
 /*
- * glue.c - the console's side of the interface the Tcl interpreter offers
+ * tclops.c - the console's side of the interface the Tcl interpreter offers
  * it (tcl.h: tcl_console_ready, tcl_set_selection, tcl_service). Tcl's
  * `ui do ACTION ?ARG?` and `prompt` come back through the ops table below.
  */
@@ -31,14 +31,14 @@ static int glue_action(struct myriad *app, const char *name, const char *arg, ch
 	else if (!strcmp(name, "select") && arg && *arg) {
 		for (unsigned i = 0; i < ARRAY_LEN(sel); i++)
 			if (!strcmp(arg, sel[i][0]))
-				return action_run(c, sel[i][1]) ? 0 : -1;
+				return ui_cmd_run(c, sel[i][1]) ? 0 : -1;
 	}
 	snprintf(cmd, sizeof cmd, "%s%s%s", name, arg && *arg ? " " : "", arg ? arg : "");
-	if (!action_exists(cmd)) {
+	if (!ui_cmd_exists(cmd)) {
 		*err = xasprintf("no console action \"%s\"", cmd);
 		return -1;
 	}
-	action_run(c, cmd);
+	ui_cmd_run(c, cmd);
 	return 0;
 }
 
@@ -57,7 +57,7 @@ static int glue_prompt(struct myriad *app, const char *text, void (*done)(void *
 
 static const struct tcl_console_ops ops = {glue_action, glue_prompt};
 
-int glue_console_ready(struct console *c)
+int tclops_console_ready(struct console *c)
 {
 	char *err = NULL;
 
@@ -71,7 +71,7 @@ int glue_console_ready(struct console *c)
 	return 1;
 }
 
-void glue_selection(struct console *c)
+void tclops_selection(struct console *c)
 {
 	const struct model *m = &c->app->model;
 	struct target t = {-1, 0, 0, 0};
@@ -89,7 +89,7 @@ void glue_selection(struct console *c)
 	tcl_set_selection(c->app, "fault", buf);
 }
 
-void glue_tick(struct console *c)
+void tclops_tick(struct console *c)
 {
 	if (c->tcl_ok)
 		tcl_service(c->app);

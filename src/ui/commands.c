@@ -1,6 +1,7 @@
 /*
- * actions.c - the built-in actions key bindings name ("panel jobs",
- * "cursor-down", "drain", "replay-seek +60"), and the action keys: d drain,
+ * commands.c - the console's built-in commands that key bindings name
+ * ("panel jobs", "cursor-down", "drain", "replay-seek +60"; the word
+ * "action" is kept for what the action engine does), and the action keys: d drain,
  * r reroute, c checkpoint, a acknowledge. An action key never acts by
  * itself: it builds the Tcl command the action engine understands (`node
  * drain {gpu0042} -reason {...}`), shows what it will do, and evaluates it
@@ -15,10 +16,10 @@
 #include "../xidcat.h"
 #include "../store/store.h"
 
-struct action_def {
+struct ui_cmd {
 	const char *name, *help;
 	void (*fn)(struct console *c, const char *arg);
-	int pa;                  /* panel action, or -1 */
+	int pa;                  /* panel command, or -1 */
 };
 
 static void a_panel(struct console *c, const char *arg)
@@ -173,7 +174,7 @@ static void a_replay_speed(struct console *c, const char *arg)
 	replay_play(c->app, MAX(0.25, MIN(64.0, s)));
 }
 
-static const struct action_def actions[] = {
+static const struct ui_cmd actions[] = {
 	{"panel", "show the %s panel", a_panel, -1},
 	{"panel-next", "next panel", a_panel_next, -1},
 	{"panel-prev", "previous panel", a_panel_prev, -1},
@@ -183,16 +184,16 @@ static const struct action_def actions[] = {
 	{"quit", "quit", a_quit, -1},
 	{"redraw", "redraw the screen", a_redraw, -1},
 	{"theme-next", "next theme", a_theme_next, -1},
-	{"cursor-up", "move up", NULL, PA_UP},
-	{"cursor-down", "move down", NULL, PA_DOWN},
-	{"cursor-left", "move left", NULL, PA_LEFT},
-	{"cursor-right", "move right", NULL, PA_RIGHT},
-	{"page-up", "page up", NULL, PA_PGUP},
-	{"page-down", "page down", NULL, PA_PGDN},
-	{"top", "first", NULL, PA_TOP},
-	{"bottom", "last", NULL, PA_BOTTOM},
-	{"select", "open the selection (node detail, drill down)", NULL, PA_SELECT},
-	{"back", "back out, clear the filter", NULL, PA_BACK},
+	{"cursor-up", "move up", NULL, PC_UP},
+	{"cursor-down", "move down", NULL, PC_DOWN},
+	{"cursor-left", "move left", NULL, PC_LEFT},
+	{"cursor-right", "move right", NULL, PC_RIGHT},
+	{"page-up", "page up", NULL, PC_PGUP},
+	{"page-down", "page down", NULL, PC_PGDN},
+	{"top", "first", NULL, PC_TOP},
+	{"bottom", "last", NULL, PC_BOTTOM},
+	{"select", "open the selection (node detail, drill down)", NULL, PC_SELECT},
+	{"back", "back out, clear the filter", NULL, PC_BACK},
 	{"drain", "drain the selected node (asks first)", a_action_key, -1},
 	{"reroute", "requeue the selected job away from faulted nodes (asks first)", a_action_key, -1},
 	{"checkpoint", "ask the selected job to checkpoint (asks first)", a_action_key, -1},
@@ -202,21 +203,21 @@ static const struct action_def actions[] = {
 	{"replay-fault", "replay: previous fault|replay: next fault", a_replay_fault, -1},
 	{"replay-play", "replay: play or pause", a_replay_play, -1},
 	{"replay-speed", "replay: slower|replay: faster", a_replay_speed, -1},
-	{"metric-next", "colour by the next metric", NULL, PA_METRIC_NEXT},
-	{"metric-prev", "colour by the previous metric", NULL, PA_METRIC_PREV},
-	{"zoom", "GPUs or whole nodes per cell", NULL, PA_ZOOM},
-	{"sort-next", "sort by the next column", NULL, PA_SORT_NEXT},
-	{"sort-reverse", "reverse the order", NULL, PA_SORT_REVERSE},
-	{"show-closed", "show closed faults too", NULL, PA_SHOW_CLOSED},
-	{"group-bursts", "group faults by burst (per node, < 3 min apart)", NULL, PA_GROUP_BURSTS},
-	{"unacked-only", "only unacknowledged faults", NULL, PA_UNACKED_ONLY},
-	{"faulted-only", "only jobs on faulted or drained nodes", NULL, PA_FAULTED_ONLY},
-	{"node-next", "next node", NULL, PA_NODE_NEXT},
-	{"node-prev", "previous node", NULL, PA_NODE_PREV},
-	{"follow", "follow the newest lines", NULL, PA_FOLLOW},
+	{"metric-next", "colour by the next metric", NULL, PC_METRIC_NEXT},
+	{"metric-prev", "colour by the previous metric", NULL, PC_METRIC_PREV},
+	{"zoom", "GPUs or whole nodes per cell", NULL, PC_ZOOM},
+	{"sort-next", "sort by the next column", NULL, PC_SORT_NEXT},
+	{"sort-reverse", "reverse the order", NULL, PC_SORT_REVERSE},
+	{"show-closed", "show closed faults too", NULL, PC_SHOW_CLOSED},
+	{"group-bursts", "group faults by burst (per node, < 3 min apart)", NULL, PC_GROUP_BURSTS},
+	{"unacked-only", "only unacknowledged faults", NULL, PC_UNACKED_ONLY},
+	{"faulted-only", "only jobs on faulted or drained nodes", NULL, PC_FAULTED_ONLY},
+	{"node-next", "next node", NULL, PC_NODE_NEXT},
+	{"node-prev", "previous node", NULL, PC_NODE_PREV},
+	{"follow", "follow the newest lines", NULL, PC_FOLLOW},
 };
 
-static const struct action_def *find(const char *cmd, const char **arg)
+static const struct ui_cmd *find(const char *cmd, const char **arg)
 {
 	size_t n = strcspn(cmd, " \t");
 
@@ -232,14 +233,14 @@ static const struct action_def *find(const char *cmd, const char **arg)
 	return NULL;
 }
 
-int action_exists(const char *cmd)
+int ui_cmd_exists(const char *cmd)
 {
 	return find(cmd, NULL) != NULL;
 }
 
 const char *action_help(const char *cmd)
 {
-	const struct action_def *a = find(cmd, NULL);
+	const struct ui_cmd *a = find(cmd, NULL);
 
 	return a ? a->help : NULL;
 }
@@ -251,10 +252,10 @@ void action_complete(const char *prefix, void (*fn)(void *ctx, const char *word)
 			fn(ctx, actions[i].name);
 }
 
-int action_run(struct console *c, const char *cmd)
+int ui_cmd_run(struct console *c, const char *cmd)
 {
 	const char *arg;
-	const struct action_def *a = find(cmd, &arg);
+	const struct ui_cmd *a = find(cmd, &arg);
 
 	if (!a)
 		return 0;
@@ -263,15 +264,15 @@ int action_run(struct console *c, const char *cmd)
 		a->fn(c, a->fn == a_action_key ? a->name : arg);
 		return 1;
 	}
-	if (c->ops[c->cur]->key(c->st[c->cur], (enum panel_action)a->pa))
+	if (c->ops[c->cur]->key(c->st[c->cur], (enum panel_cmd)a->pa))
 		return 1;
-	if (a->pa == PA_BACK && c->filter[c->cur][0]) {
+	if (a->pa == PC_BACK && c->filter[c->cur][0]) {
 		c->filter[c->cur][0] = '\0';
 		if (c->ops[c->cur]->filter)
 			c->ops[c->cur]->filter(c->st[c->cur], "");
 		return 1;
 	}
-	if (a->pa != PA_BACK)
+	if (a->pa != PC_BACK)
 		console_set_message(c, R_DIM, "%s does nothing in the %s panel", a->name, c->ops[c->cur]->name);
 	return 1;
 }

@@ -1,5 +1,5 @@
 /*
- * look.c - what the panels share: node and GPU health as the console judges
+ * panelkit.c - what the panels share: node and GPU health as the console judges
  * it (down, stale, drained, faulted), number and time formats, sparklines,
  * bars, the panel title line, and the scrolling list with a cursor.
  */
@@ -211,16 +211,16 @@ int draw_title(const struct view *v, const char *title, const char *detail)
 	return 1;
 }
 
-int list_key(struct list *l, enum panel_action a, int page)
+int list_key(struct list *l, enum panel_cmd a, int page)
 {
 	page = MAX(page, 1);
 	switch (a) {
-	case PA_UP: l->cur--; break;
-	case PA_DOWN: l->cur++; break;
-	case PA_PGUP: l->cur -= page; break;
-	case PA_PGDN: l->cur += page; break;
-	case PA_TOP: l->cur = 0; break;
-	case PA_BOTTOM: l->cur = l->n - 1; break;
+	case PC_UP: l->cur--; break;
+	case PC_DOWN: l->cur++; break;
+	case PC_PGUP: l->cur -= page; break;
+	case PC_PGDN: l->cur += page; break;
+	case PC_TOP: l->cur = 0; break;
+	case PC_BOTTOM: l->cur = l->n - 1; break;
 	default: return 0;
 	}
 	l->cur = MAX(0, MIN(l->cur, l->n - 1));
