@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include "ui/ui_int.h"
+#include "fault.h"
 
 enum { M_UTIL, M_TEMP, M_POWER, M_MEM, M_COUNT };
 static const char *const metric_names[M_COUNT] = {"utilization %", "temperature C", "power / limit", "memory used"};
@@ -490,10 +491,7 @@ static void recent_faults(struct util *u, const struct view *v, int y, int h)
 		if (f->close_time)
 			continue;
 		fmt_clock(f->time, t, sizeof t);
-		if (f->node >= 0 && f->gpu >= 0)
-			snprintf(where, sizeof where, f->kind == FK_IB ? "%s r%d" : "%s:%d", m->nodes[f->node].name, f->gpu);
-		else
-			snprintf(where, sizeof where, "%s", f->node >= 0 ? m->nodes[f->node].name : "facility");
+		fault_where(m, f, where, sizeof where);
 		view_text(v, 2, y, 8, R_DIM, t);
 		view_field(v, 11, y, 10, 0, R_NORMAL, where);
 		view_field(v, 22, y, 9, 0, f->ack_time ? R_ACKED : severity_role(f->severity), severity_name(f->severity));

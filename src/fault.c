@@ -356,3 +356,14 @@ uint64_t fault_hash(const struct model *m, uint64_t h)
 		h = hash_bytes(h, &m->faults[i], sizeof m->faults[i]);
 	return h;
 }
+
+const char *fault_where(const struct model *m, const struct fault *f, char *buf, size_t size)
+{
+	const char *node = f->node >= 0 && f->node < m->nnodes ? m->nodes[f->node].name : NULL;
+
+	if (node && f->gpu >= 0)
+		snprintf(buf, size, f->kind == FK_IB ? "%s r%d" : "%s:%d", node, f->gpu);
+	else
+		snprintf(buf, size, "%s", node ? node : "facility");
+	return buf;
+}

@@ -569,27 +569,48 @@ static int sinfo_nodes(json_t *arr, void (*fn)(void *, const struct slurm_node_r
 	return n;
 }
 
+/* The prologue of both parsers: the document, and its array under key (or
+ * alt); NULL with *err when either is missing. *root is the caller's to free. */
+static json_t *doc_array(const char *json, size_t len, const char *key, const char *alt, json_t **root,
+			 int *rejected, char **err)
+{
+	json_t *arr;
+
+	if (rejected)
+		*rejected = 0;
+	if (!(*root = load(json, len, err)))
+		return NULL;
+	arr = json_object_get(*root, key);
+	if (!json_is_array(arr) && alt)
+		arr = json_object_get(*root, alt);
+	if (json_is_array(arr))
+		return arr;
+	*err = alt ? xasprintf("no \"%s\" or \"%s\" array", key, alt) : xasprintf("no \"%s\" array", key);
+	json_decref(*root);
+	return NULL;
+}
+
+/* ... and their epilogue: the count of records, and of rejected ones. */
+static int doc_done(json_t *root, int n, int bad, int *rejected)
+{
+	json_decref(root);
+	if (rejected)
+		*rejected = bad;
+	return n;
+}
+
 int slurm_parse_nodes(const char *json, size_t len,
 		      void (*fn)(void *ctx, const struct slurm_node_rec *r), void *ctx,
 		      int *rejected, char **err)
 {
 	struct slurm_node_rec r;
-	json_t *root = load(json, len, err), *arr, *o;
+	json_t *root, *arr = doc_array(json, len, "nodes", "sinfo", &root, rejected, err), *o;
 	size_t i;
 	int n = 0, bad = 0;
 
-	if (rejected)
-		*rejected = 0;
-	if (!root)
+	if (!arr)
 		return -1;
-	arr = json_object_get(root, "nodes");
-	if (!json_is_array(arr)) {
-		arr = json_object_get(root, "sinfo");
-		if (!json_is_array(arr)) {
-			*err = xstrdup("no \"nodes\" or \"sinfo\" array");
-			json_decref(root);
-			return -1;
-		}
+	if (arr != json_object_get(root, "nodes")) {
 		n = sinfo_nodes(arr, fn, ctx, &bad);
 	} else {
 		json_array_foreach(arr, i, o) {
@@ -602,10 +623,7 @@ int slurm_parse_nodes(const char *json, size_t len,
 			n++;
 		}
 	}
-	json_decref(root);
-	if (rejected)
-		*rejected = bad;
-	return n;
+	return doc_done(root, n, bad, rejected);
 }
 
 /* ---- jobs ---- */
@@ -755,20 +773,12 @@ int slurm_parse_jobs(const char *json, size_t len,
 		     int *rejected, char **err)
 {
 	struct slurm_job_rec r;
-	json_t *root = load(json, len, err), *arr, *o;
+	json_t *root, *arr = doc_array(json, len, "jobs", NULL, &root, rejected, err), *o;
 	size_t i;
 	int n = 0, bad = 0;
 
-	if (rejected)
-		*rejected = 0;
-	if (!root)
+	if (!arr)
 		return -1;
-	arr = json_object_get(root, "jobs");
-	if (!json_is_array(arr)) {
-		*err = xstrdup("no \"jobs\" array");
-		json_decref(root);
-		return -1;
-	}
 	json_array_foreach(arr, i, o) {
 		if (job_from_obj(o, &r)) {
 			bad++;
@@ -778,8 +788,5 @@ int slurm_parse_jobs(const char *json, size_t len,
 			fn(ctx, &r);
 		n++;
 	}
-	json_decref(root);
-	if (rejected)
-		*rejected = bad;
-	return n;
+	return doc_done(root, n, bad, rejected);
 }

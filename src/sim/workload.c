@@ -406,6 +406,15 @@ static void stop_for_requeue(struct sim *s, struct sjob *j)
 	j->eligible = now + SIM_REQUEUE_DELAY;
 }
 
+/* Shown as REQUEUED (reason BeginTime) for a phase, then PENDING again. */
+static void enter_requeued(struct sim *s, struct sjob *j)
+{
+	j->state = JOB_REQUEUED;
+	j->reason = "BeginTime";
+	j->shown_nodes = 0;
+	j->phase_until = sim_sec(s) + SIM_PHASE_SECS;
+}
+
 void wl_node_fail(struct sim *s, struct sjob *j)
 {
 	if (j->state != JOB_RUNNING)
@@ -428,10 +437,7 @@ void wl_requeue(struct sim *s, struct sjob *j, const int32_t *excl, int nexcl)
 	if (j->state != JOB_RUNNING)
 		return;
 	stop_for_requeue(s, j);
-	j->state = JOB_REQUEUED;
-	j->reason = "BeginTime";
-	j->shown_nodes = 0;
-	j->phase_until = sim_sec(s) + SIM_PHASE_SECS;
+	enter_requeued(s, j);
 }
 
 /* Large and pre-training jobs run under an auto-restart wrapper (a trap that
@@ -445,10 +451,7 @@ void wl_app_fail(struct sim *s, struct sjob *j)
 		return;
 	}
 	stop_for_requeue(s, j);
-	j->state = JOB_REQUEUED;
-	j->reason = "BeginTime";
-	j->shown_nodes = 0;
-	j->phase_until = sim_sec(s) + SIM_PHASE_SECS;
+	enter_requeued(s, j);
 	s->n_ends++;
 }
 
@@ -492,10 +495,7 @@ static void end_and_advance(struct sim *s)
 		if (j->state == JOB_RUNNING && j->end <= now)
 			finish(s, j, j->end_state, j->end_state == JOB_FAILED ? 1 : 0);
 		else if (j->state == JOB_NODE_FAIL && j->requeue && now >= j->phase_until) {
-			j->state = JOB_REQUEUED;
-			j->reason = "BeginTime";
-			j->shown_nodes = 0;
-			j->phase_until = now + SIM_PHASE_SECS;
+			enter_requeued(s, j);
 		} else if (j->state == JOB_REQUEUED && now >= j->phase_until) {
 			j->state = JOB_PENDING;
 			j->submit = now;   /* Slurm resets the submit time on requeue */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "ui_int.h"
+#include "../fault.h"
 #include "../stream.h"
 #include "../tcl/tcl.h"
 
@@ -92,10 +93,7 @@ static void log_new_faults(struct console *c)
 
 		if (!f)
 			continue;
-		if (f->node >= 0 && f->gpu >= 0)
-			snprintf(where, sizeof where, f->kind == FK_IB ? "%s r%d" : "%s:%d", m->nodes[f->node].name, f->gpu);
-		else
-			snprintf(where, sizeof where, "%s", f->node >= 0 ? m->nodes[f->node].name : "facility");
+		fault_where(m, f, where, sizeof where);
 		console_log(c, severity_role(f->severity), "fault", "#%u %s %s %s -> %s", f->id, where,
 			    fault_kind_name(f->kind), f->text, f->remedy);
 	}
