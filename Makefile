@@ -22,8 +22,9 @@ OPT      ?= -O2 -g
 WARN      = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wformat=2 -Wno-format-nonliteral -Wwrite-strings -Wpointer-arith
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lreadline -lm
-CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(PKG_CFLAGS) -Isrc -I$(B)/gen $(EXTRA_CFLAGS)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lreadline -lm -ldl
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(PKG_CFLAGS) -Isrc -I$(B)/gen \
+             -DMYRIAD_PLUGIN_DIR='"$(PREFIX)/lib/myriad/plugins"' $(EXTRA_CFLAGS)
 PREFIX   ?= /usr/local
 
 ifeq ($(SAN),1)
@@ -41,10 +42,12 @@ UNIT_SRC  = $(wildcard tests/unit/*.c)
 UNIT_OBJ  = $(UNIT_SRC:%.c=$(B)/%.o)
 BENCH_SRC = $(wildcard tests/bench/*.c)
 FUZZ_SRC  = $(wildcard tests/fuzz/fuzz_*.c)
+PLUGIN_SRC = $(wildcard plugins/*.c)
+PLUGINS   = $(PLUGIN_SRC:plugins/%.c=$(B)/plugins/%.so)
 
 .PHONY: all deps demo check check-slurm test unit bench fuzz install clean man-check
 
-all: $(B)/myriad $(B)/myriad-sim $(B)/unit-tests
+all: $(B)/myriad $(B)/myriad-sim $(B)/unit-tests $(PLUGINS)
 
 deps:
 	@sh tests/tools/deps.sh
@@ -64,6 +67,11 @@ $(B)/src/ui/keys.o: $(B)/gen/keys_default.h
 $(B)/libmyriad.a: $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+# A plugin is a shared object that uses only the host table (myriad-plugins(7)).
+$(B)/plugins/%.so: plugins/%.c src/plugin.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -fPIC -shared $< -o $@
 
 $(B)/myriad: $(B)/src/main.o $(B)/libmyriad.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
@@ -124,11 +132,17 @@ fuzz: deps
 			-artifact_prefix=tests/fuzz/crash- tests/fuzz/corpus/$$n tests/fuzz/seed/$$n || exit 1; \
 	done
 
-install: $(B)/myriad
+install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/myriad/scripts \
 		$(DESTDIR)$(PREFIX)/share/myriad/themes $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7
-	install -m 755 $(B)/myriad $(DESTDIR)$(PREFIX)/bin/myriad
+		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 \
+		$(DESTDIR)$(PREFIX)/lib/myriad/plugins $(DESTDIR)$(PREFIX)/include/myriad/action
+	install -m 755 $(B)/myriad $(B)/myriad-sim $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(PLUGINS) $(DESTDIR)$(PREFIX)/lib/myriad/plugins/
+	install -m 644 plugins/*.tcl $(DESTDIR)$(PREFIX)/lib/myriad/plugins/
+	install -m 644 src/plugin.h src/myriad.h src/bus.h src/clock.h src/loop.h src/model.h src/event.h \
+		src/util.h src/topo.h $(DESTDIR)$(PREFIX)/include/myriad/
+	install -m 644 src/action/backend.h $(DESTDIR)$(PREFIX)/include/myriad/action/
 	-install -m 644 scripts/*.tcl $(DESTDIR)$(PREFIX)/share/myriad/scripts/
 	-install -m 644 themes/* $(DESTDIR)$(PREFIX)/share/myriad/themes/
 	-install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/

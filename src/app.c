@@ -8,32 +8,71 @@
 #include "action/action.h"
 #include "action/backend.h"
 #include "action/slurm.h"
+#include "plugin_int.h"
 #include "ssh/source_ssh.h"
 
-static const struct source_ops *source_classes[32];
+static struct {
+	const struct source_ops *ops;
+	struct plugin_rec *plugin;
+} source_classes[32];
 static const struct backend_ops *backend_classes[32];
 static int nsource_classes, nbackend_classes;
 
-void registry_add_source(const struct source_ops *ops)
+int registry_add_source_from(const struct source_ops *ops, struct plugin_rec *r)
 {
+	if (registry_source(ops->name) == ops)
+		return 0;   /* a second application context registers the built-ins again */
 	if (ops->abi != MYRIAD_ABI || registry_source(ops->name) || nsource_classes == 32)
-		return;
-	source_classes[nsource_classes++] = ops;
+		return -1;
+	source_classes[nsource_classes].ops = ops;
+	source_classes[nsource_classes++].plugin = r;
+	return 0;
 }
 
-void registry_add_backend(const struct backend_ops *ops)
+int registry_add_source(const struct source_ops *ops)
 {
+	return registry_add_source_from(ops, NULL);
+}
+
+int registry_add_backend(const struct backend_ops *ops)
+{
+	if (registry_backend(ops->name) == ops)
+		return 0;
 	if (ops->abi != MYRIAD_ABI || registry_backend(ops->name) || nbackend_classes == 32)
-		return;
+		return -1;
 	backend_classes[nbackend_classes++] = ops;
+	return 0;
+}
+
+/* A plugin goes away (unloaded): a class it registered with it. */
+void registry_remove(const void *ops)
+{
+	int k = 0;
+
+	for (int i = 0; i < nsource_classes; i++)
+		if ((const void *)source_classes[i].ops != ops)
+			source_classes[k++] = source_classes[i];
+	nsource_classes = k;
+	k = 0;
+	for (int i = 0; i < nbackend_classes; i++)
+		if ((const void *)backend_classes[i] != ops)
+			backend_classes[k++] = backend_classes[i];
+	nbackend_classes = k;
+}
+
+static int source_class(const char *name)
+{
+	for (int i = 0; i < nsource_classes; i++)
+		if (!strcmp(source_classes[i].ops->name, name))
+			return i;
+	return -1;
 }
 
 const struct source_ops *registry_source(const char *name)
 {
-	for (int i = 0; i < nsource_classes; i++)
-		if (!strcmp(source_classes[i]->name, name))
-			return source_classes[i];
-	return NULL;
+	int i = source_class(name);
+
+	return i >= 0 ? source_classes[i].ops : NULL;
 }
 
 const struct backend_ops *registry_backend(const char *name)
@@ -113,11 +152,8 @@ void app_init(struct myriad *app)
 	model_init(&app->model);
 	bus_init(&app->bus);
 	bus_subscribe(&app->bus, BUS_ALL, model_sub, &app->model);   /* first: others see the new state */
-	registry_add_source(&sim_source_ops);
-	registry_add_source(&ssh_source_ops);
-	registry_add_backend(&sim_backend_ops);
-	registry_add_backend(&slurm_backend_ops);
 	app->loop = loop_new();
+	plugins_builtin(app);   /* sim, ssh, slurm: through the host table, as a loaded plugin would */
 	loop_before_sleep(app->loop, flush_urgent, app);
 	loop_signal(app->loop, SIGTERM, on_signal, app);
 	loop_signal(app->loop, SIGINT, on_signal, app);
@@ -159,6 +195,7 @@ int app_add_source(struct myriad *app, const char *name, const char *args, char 
 	src = xcalloc(1, sizeof *src);
 	src->ops = ops;
 	src->app = app;
+	src->plugin = source_classes[source_class(name)].plugin;
 	if (ops->start(src, args, err) < 0) {
 		free(src);
 		return -1;
@@ -199,9 +236,16 @@ int app_tick(struct myriad *app)
 	ev.source = "clock";
 	ev.u.tick.tick = app->tick;
 	bus_emit(&app->bus, &ev);
-	for (int i = 0; i < app->nsources; i++)
-		if (app->sources[i]->ops->tick)
-			app->sources[i]->ops->tick(app->sources[i], app->now);
+	for (int i = 0; i < app->nsources; i++) {
+		struct source *src = app->sources[i];
+		int64_t t0 = mono_us();
+
+		if (!src->ops->tick || src->disabled)
+			continue;
+		src->ops->tick(src, app->now);
+		if (src->plugin)
+			plugin_timed(src->plugin, t0);   /* a plugin's tick has a time budget */
+	}
 	bus_flush(&app->bus);
 	return 0;
 }

@@ -32,6 +32,7 @@ enum ev_type {
 	EV_CONN,        /* a host's connection state changed */
 	EV_ACTION,      /* the action engine: requested/decided/sent/result */
 	EV_MARK,        /* an operator's note */
+	EV_NOTICE,      /* a part of myriad says something to the operator (a plugin disabled) */
 	EV_TYPE_COUNT
 };
 
@@ -253,6 +254,12 @@ struct ev_mark {
 	const char *who, *text;
 };
 
+struct ev_notice {
+	int32_t level;               /* 0 info, 1 warn, 2 error */
+	const char *who;             /* "plugin" */
+	const char *text;
+};
+
 struct event {
 	enum ev_type type;
 	int64_t time;                /* us since the epoch, UTC */
@@ -275,6 +282,7 @@ struct event {
 		struct ev_conn conn;
 		struct ev_action action;
 		struct ev_mark mark;
+		struct ev_notice notice;
 	} u;
 };
 

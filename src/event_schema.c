@@ -88,6 +88,9 @@ static const struct ev_field f_action[] = {
 	{"who", EVF_STR, U(action.who), 0}, {"detail", EVF_STR, U(action.detail), 0},
 	{"status", EVF_STR, U(action.status), EVF_OPTIONAL},   /* since schema 3 */
 };
+static const struct ev_field f_notice[] = {
+	{"level", EVF_I32, U(notice.level), 0}, {"who", EVF_STR, U(notice.who), 0}, {"text", EVF_STR, U(notice.text), 0},
+};
 static const struct ev_field f_mark[] = {{"who", EVF_STR, U(mark.who), 0}, {"text", EVF_STR, U(mark.text), 0}};
 
 
@@ -112,6 +115,7 @@ static const struct ev_schema schemas[EV_TYPE_COUNT] = {
 	S(EV_CONN, "conn", f_conn, U(conn.node)),
 	S(EV_ACTION, "action", f_action, -1),
 	S(EV_MARK, "mark", f_mark, -1),
+	S(EV_NOTICE, "notice", f_notice, -1),
 #undef S
 };
 

@@ -11,6 +11,7 @@
 #include "myriad.h"
 #include "snapshot.h"
 #include "action/backend.h"
+#include "plugin.h"
 #include "probe/parse.h"
 #include "ssh/fanout.h"
 #include "store/store.h"
@@ -25,7 +26,7 @@ static int cmd_plugins(struct myriad *app, const struct cli_opts *o, int argc, c
 /* One line per subcommand; parts add theirs here. */
 static const struct cli_command commands[] = {
 	{"parse", "FORMAT [FILE]", "parse node/service output, print JSON lines", 0, cmd_parse},
-	{"plugins", "", "list source and backend classes", 0, cmd_plugins},
+	{"plugins", "", "list plugins: built in, loaded by the configuration, on the search path", CMD_NEEDS_CLUSTER, cmd_plugins},
 	{"fanout", "-w NODESET [-f N] [-t S] [-b] -- CMD", "run a command on many nodes over SSH", 0, cmd_fanout},
 	{"replay", "FILE [--at WHEN] [--speed X] [--once --json]", "replay a recording (WHEN: +S, -S, ISO)", 0, store_cmd_replay},
 	{"log", "cut|export FILE ...", "cut an incident out of a recording, export one", 0, store_cmd_log},
@@ -35,7 +36,7 @@ static const struct cli_command commands[] = {
 static void usage(FILE *f)
 {
 	fputs("usage: myriad [-c CONFIG | --sim SPEC] [--read-only] [--dry-run] [--json] [--theme NAME]\n"
-	      "              [--record FILE] [--ticks T] [--once] [--detail] [--plain] [COMMAND ...]\n"
+	      "              [--record FILE] [--ticks T] [--once] [--detail] [--plain] [-P DIR] [COMMAND ...]\n"
 	      "  myriad                                 live view of the cluster (embedded simulator by default)\n"
 	      "  myriad --sim gpus=N,seed=S --ticks T --once --json [--detail]   headless snapshot\n"
 	      "  myriad [GLOBAL] [--ticks T] -e SCRIPT      evaluate Tcl with no terminal (myriad-tcl(7))\n",
@@ -94,6 +95,10 @@ static int parse_opts(int argc, char **argv, struct cli_opts *o)
 				return -1;
 			}
 			i++;
+		} else if (!strcmp(a, "-P")) {
+			if (!want_value(i, argc, argv))
+				return -1;
+			plugin_path_add(argv[++i]);
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			exit(0);
@@ -199,23 +204,22 @@ static int cmd_parse(struct myriad *app, const struct cli_opts *o, int argc, cha
 	return parse_cli(argc, argv);
 }
 
+static void print_plugin(void *ctx, const struct plugin_info *i)
+{
+	(void)ctx;
+	printf("%-12s %-8s %-10s %s%s%s%s%s\n", i->name, *i->version ? i->version : "-", i->state, i->summary,
+	       *i->summary && *i->path ? "  " : "", i->path, i->why ? ": " : "", i->why ? i->why : "");
+}
+
+/* myriad [-c CONFIG] plugins: the built-in ones, those the configuration
+ * loads (with their state), and those on the search path. */
 static int cmd_plugins(struct myriad *app, const struct cli_opts *o, int argc, char **argv)
 {
-	static const char *const builtins[] = {"sim", "ssh"};
-
-	(void)app;
 	(void)o;
 	(void)argc;
 	(void)argv;
-	for (unsigned i = 0; i < ARRAY_LEN(builtins); i++) {
-		const struct source_ops *s = registry_source(builtins[i]);
-		const struct backend_ops *b = registry_backend(builtins[i]);
-
-		if (s)
-			printf("source  %-12s abi %d  built-in\n", s->name, s->abi);
-		if (b)
-			printf("backend %-12s abi %d  built-in\n", b->name, b->abi);
-	}
+	printf("%-12s %-8s %-10s %s\n", "NAME", "VERSION", "STATE", "WHAT / WHERE");
+	plugin_each(app, print_plugin, NULL);
 	return 0;
 }
 

@@ -45,10 +45,14 @@ struct source_ops {
 	void (*stop)(struct source *src);
 };
 
+struct plugin_rec;
+
 struct source {
 	const struct source_ops *ops;
 	struct myriad *app;
 	void *priv;
+	struct plugin_rec *plugin;    /* the plugin whose class it is; NULL: myriad's own */
+	int disabled;                 /* its plugin was disabled: no more ticks */
 };
 
 struct backend {
@@ -68,6 +72,7 @@ enum app_part {
 	PART_RECORDER,    /* first in, last out: it records the inventory, commits the last tick */
 	PART_INVENTORY,   /* hosts, services, keys of the configuration */
 	PART_TCL,         /* the interpreter: configuration, hooks, runbooks */
+	PART_PLUGINS,     /* loaded plugins (their sources and backends stop first) */
 	PART_SOURCES,     /* simulator, SSH, replay */
 	PART_BACKEND,     /* where actions go */
 	PART_ACTIONS,     /* the action engine: pending actions end (audited) first */
@@ -95,6 +100,7 @@ struct myriad {
 	struct tcl_state *tcl;        /* script: the Tcl interpreter */
 	struct action_engine *actions;/* action engine: guards, pending actions, audit ids */
 	struct console *console;      /* ui: the ncurses console */
+	struct plugin_rec *plugins;   /* built-in and loaded plugins (plugin.c) */
 	void (*stop[PART_COUNT])(struct myriad *app);   /* what app_free runs, last part first */
 };
 
@@ -117,9 +123,11 @@ struct cli_command {
 	int (*exec)(struct myriad *app, const struct cli_opts *o, int argc, char **argv);
 };
 
-/* Registry of classes, by name. Built-ins are registered by app_init. */
-void registry_add_source(const struct source_ops *ops);
-void registry_add_backend(const struct backend_ops *ops);
+/* Registry of classes, by name: what plugins (built in or loaded) register
+ * through their host table (plugin.h). 0, or -1 for a name taken or a
+ * wrong ABI. */
+int registry_add_source(const struct source_ops *ops);
+int registry_add_backend(const struct backend_ops *ops);
 const struct source_ops *registry_source(const char *name);
 const struct backend_ops *registry_backend(const char *name);
 

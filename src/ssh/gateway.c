@@ -12,6 +12,11 @@
  * are checked end to end as for a direct connection; the gateway is an
  * ordinary pool host (its own key check, auth, backoff) that nobody outside
  * the pool sees.
+ *
+ * A tunnel (pool_tunnel) is a link without a node: a plugin reaching a
+ * service (a Prometheus server) through a host's session gets the other
+ * end of the socketpair at once; what it writes waits in the socket until
+ * the channel opens, and when the channel ends its end reads EOF.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,8 +31,10 @@
 
 struct ssh_link {
 	struct ssh_link *next;     /* on the gateway's list */
-	struct ssh_host *gw, *node;
+	struct ssh_host *gw, *node;   /* node NULL: a tunnel */
 	struct ssh_pool *pool;
+	char *dest;                /* a tunnel's destination host and port */
+	int dport;
 	ssh_channel ch;
 	struct ssh_channel_callbacks_struct cb;
 	int fd;                    /* our end of the node session's socket, -1 before the channel opens */
@@ -195,6 +202,11 @@ static void link_opened(struct ssh_link *k)
 	struct ssh_host *node = k->node;
 	int sv[2];
 
+	if (!node) {   /* a tunnel: its socket is there since it was asked for */
+		k->opened = 1;
+		link_watch(k);
+		return;
+	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0) {
 		link_die(k, strerror(errno));
 		return;
@@ -229,11 +241,15 @@ static void link_advance(struct ssh_link *k)
 		k->cb.channel_close_function = cb_close;
 		ssh_set_channel_callbacks(k->ch, &k->cb);
 	}
-	if (ssh_options_get(k->node->s, SSH_OPTIONS_HOST, &host) != SSH_OK || !host) {
+	if (!k->node) {
+		host = strdup(k->dest);
+		port = (unsigned)k->dport;
+	} else if (ssh_options_get(k->node->s, SSH_OPTIONS_HOST, &host) != SSH_OK || !host) {
 		link_die(k, "no host name");
 		return;
+	} else {
+		ssh_options_get_port(k->node->s, &port);
 	}
-	ssh_options_get_port(k->node->s, &port);
 	rc = ssh_channel_open_forward(k->ch, host, (int)port, "127.0.0.1", 0);
 	if (rc == SSH_OK) {
 		link_opened(k);
@@ -357,6 +373,7 @@ int gateway_link(struct ssh_host *node, struct ssh_host *gw)
 
 static void link_free(struct ssh_link *k)
 {
+	free(k->dest);
 	if (k->ch) {
 		ssh_remove_channel_callbacks(k->ch, &k->cb);
 		if (k->gw && k->gw->s && !k->closed)
@@ -436,4 +453,31 @@ void gateway_down(struct ssh_host *gw, const char *why)
 		if (!k->node)
 			link_free(k);
 	}
+}
+
+int pool_tunnel(struct ssh_pool *p, const char *via, const char *host, int port, char **err)
+{
+	struct ssh_link *k;
+	struct ssh_host *gw;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0) {
+		*err = xasprintf("tunnel to %s:%d: %s", host, port, strerror(errno));
+		return -1;
+	}
+	gw = find_gateway(p, via, NULL);
+	k = xcalloc(1, sizeof *k);
+	k->gw = gw;
+	k->pool = p;
+	k->fd = sv[1];
+	k->dest = xstrdup(host);
+	k->dport = port;
+	k->next = gw->links;
+	gw->links = k;
+	flag(k);   /* to be opened */
+	if (gw->phase == PH_IDLE || gw->phase == PH_QUEUED)
+		host_start_now(gw);
+	else if (gw->phase == PH_UP)
+		link_advance(k);
+	return sv[0];
 }

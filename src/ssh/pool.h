@@ -72,6 +72,13 @@ void chan_set_timeouts(struct ssh_chan *c, int64_t total_us, int64_t silence_us)
 void chan_close(struct ssh_chan *c);
 struct ssh_host *chan_host(const struct ssh_chan *c);
 
+/* A stream to host:port through the session of `via` (a configured host or
+ * service, or an ssh_config name) as a forwarded channel: the returned
+ * socket (non-blocking) is the caller's, to read, write and close. The
+ * session is opened if it is not up; when it or the channel ends, the
+ * socket reads EOF. -1 with *err. */
+int pool_tunnel(struct ssh_pool *p, const char *via, const char *host, int port, char **err);
+
 /* Counters for the log and the benchmark. */
 struct pool_stats {
 	int hosts, up, connecting, channels;

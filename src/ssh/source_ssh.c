@@ -478,6 +478,17 @@ void ssh_service_run_cancel(struct svc_run *r)
 	run_free(r);
 }
 
+int ssh_tunnel(struct myriad *app, const char *via, const char *host, int port, char **err)
+{
+	struct ssh_source *ss = ssh_source_of(app);
+
+	if (!ss) {
+		*err = xasprintf("no SSH session to %s: the configuration names no host or service", via);
+		return -1;
+	}
+	return pool_tunnel(ss->pool, via, host, port, err);
+}
+
 void ssh_service_poll_now(struct myriad *app, const char *service)
 {
 	struct svc_ctx *sc = service_of(ssh_source_of(app), service);

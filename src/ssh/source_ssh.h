@@ -31,5 +31,7 @@ void ssh_service_run_cancel(struct svc_run *r);
 /* Polls the service now (sinfo and squeue for Slurm), so that the effect of
  * an action shows at once, not at the next period. */
 void ssh_service_poll_now(struct myriad *app, const char *service);
+/* A stream to host:port through the session to via (pool_tunnel). */
+int ssh_tunnel(struct myriad *app, const char *via, const char *host, int port, char **err);
 
 #endif

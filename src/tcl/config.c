@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "tcl_int.h"
+#include "../plugin_int.h"
 #include "../ui/ui.h"
 #include "../ssh/inventory.h"
 
@@ -89,19 +90,68 @@ int tc_sim(struct tcl_call *c)
 	return TCL_OK;
 }
 
+/* plugin load NAME ?-budget MS? ?-commands N? ?-time MS? ?ARG ...?: the
+ * options before the plugin's own words are myriad's. */
 int tc_plugin(struct tcl_call *c)
 {
-	const char *path = Tcl_GetString(c->argv[0]);
-	Tcl_WideInt cmds = 100000, ms = 1000;
-	size_t n = strlen(path);
+	const char *name = Tcl_GetString(c->argv[0]);
+	Tcl_WideInt cmds = 100000, ms = 1000, budget = 100;
+	const char *argv[TC_MAX_ARGS];
+	int argc = 0, rc;
+	size_t n = strlen(name);
+	char *err = NULL;
 
-	if (tc_opt(c, "commands") && (Tcl_GetWideIntFromObj(NULL, tc_opt(c, "commands"), &cmds) != TCL_OK || cmds < 100))
-		return tc_err(c, "INPUT", "-commands wants a number of at least 100");
-	if (tc_opt(c, "time") && (Tcl_GetWideIntFromObj(NULL, tc_opt(c, "time"), &ms) != TCL_OK || ms < 1))
-		return tc_err(c, "INPUT", "-time wants milliseconds");
-	if (n > 3 && !strcmp(path + n - 3, ".so"))
-		return tc_err(c, "NOTAVAIL", "plugin %s: native plugins are not available in this build", path);
-	return tc_plugin_load(c->ts, c->interp, path, cmds, ms);
+	for (int i = 1; i < c->argc; i++) {
+		const char *w = Tcl_GetString(c->argv[i]);
+		Tcl_WideInt *v = !strcmp(w, "-commands") ? &cmds : !strcmp(w, "-time") ? &ms : !strcmp(w, "-budget") ? &budget : NULL;
+
+		if (v && i + 1 < c->argc) {
+			if (Tcl_GetWideIntFromObj(NULL, c->argv[++i], v) != TCL_OK || *v < 1 || (v == &cmds && *v < 100))
+				return tc_err(c, "INPUT", "%s wants a number%s", w, v == &cmds ? " of at least 100" : "");
+			continue;
+		}
+		argv[argc++] = w;
+	}
+	if (n > 4 && !strcmp(name + n - 4, ".tcl"))
+		return tc_plugin_load(c->ts, c->interp, name, cmds, ms);
+	if (!strchr(name, '/') && !strchr(name, '.')) {   /* NAME: NAME.so, else NAME.tcl */
+		char *so = plugin_file(name, ".so"), *tcl = so ? NULL : plugin_file(name, ".tcl");
+
+		free(so);
+		if (tcl) {
+			rc = tc_plugin_load(c->ts, c->interp, tcl, cmds, ms);
+			free(tcl);
+			return rc;
+		}
+	}
+	if (plugin_load(c->app, name, argc, argv, budget, &err) < 0) {
+		rc = tc_err(c, "PLUGIN", "%s", err);
+		free(err);
+		return rc;
+	}
+	return TCL_OK;
+}
+
+static void add_plugin(void *ctx, const struct plugin_info *i)
+{
+	Tcl_Obj *d = Tcl_NewDictObj();
+
+	tc_dstr(d, "name", i->name);
+	tc_dstr(d, "version", i->version);
+	tc_dstr(d, "state", i->state);
+	tc_dstr(d, "why", i->why ? i->why : "");
+	tc_dstr(d, "path", i->path);
+	tc_dstr(d, "summary", i->summary);
+	Tcl_ListObjAppendElement(NULL, ctx, d);
+}
+
+int tc_plugin_list(struct tcl_call *c)
+{
+	Tcl_Obj *l = Tcl_NewListObj(0, NULL);
+
+	plugin_each(c->app, add_plugin, l);
+	Tcl_SetObjResult(c->interp, l);
+	return TCL_OK;
 }
 
 int tc_theme(struct tcl_call *c)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "tcl_int.h"
+#include "../plugin_int.h"
 #include "../ui/ui.h"
 
 struct tc_reg {                    /* one head word registered in one interpreter */
@@ -245,6 +246,8 @@ static int dispatch(ClientData cd, Tcl_Interp *in, int objc, Tcl_Obj *const objv
 	}
 	if (c.safe && !(c.cmd->flags & TC_SAFE))
 		return tc_err(&c, "SAFE", "\"%s\" is not allowed in the safe interpreter", c.cmd->name);
+	if (!tc_allowed(r->ci, c.cmd))
+		return tc_err(&c, "SAFE", "\"%s\" is not in the plugin's manifest", c.cmd->name);
 	if (parse_args(&c, objc - skip, objv + skip) != TCL_OK)
 		return TCL_ERROR;
 	if (c.cmd->flags & TC_NA)
@@ -261,6 +264,77 @@ static void free_regs(ClientData cd, Tcl_Interp *in)
 {
 	(void)in;
 	free(cd);
+}
+
+int tc_allowed(const struct tc_interp *ci, const struct tcl_cmd *cmd)
+{
+	if (!ci->allow)
+		return !ci->safe || (cmd->flags & TC_SAFE);
+	for (int i = 0; i < ci->nallow; i++) {
+		size_t n = strlen(ci->allow[i]);
+
+		if (!strcmp(ci->allow[i], cmd->name) || (!strncmp(ci->allow[i], cmd->name, n) && cmd->name[n] == ' '))
+			return 1;
+	}
+	return !strcmp(cmd->name, "help");   /* help is always there */
+}
+
+/* ---- commands that C plugins add (plugin.h, add_command) ---- */
+
+struct pcmd {
+	struct myriad *app;
+	char *plugin;
+	struct plugin_command cmd;
+};
+
+static int run_pcmd(ClientData cd, Tcl_Interp *in, int objc, Tcl_Obj *const objv[])
+{
+	struct pcmd *p = cd;
+	struct plugin_rec *r = plugin_find(p->app, p->plugin);
+	const char *argv[TC_MAX_ARGS];
+	char *result = NULL;
+	int64_t t0 = mono_us();
+	int rc;
+
+	if (r && r->disabled)
+		return tc_ierr(in, "PLUGIN", "%s: plugin %s is disabled: %s", p->cmd.name, p->plugin, r->why ? r->why : "");
+	if (objc - 1 > TC_MAX_ARGS)
+		return tc_ierr(in, "USAGE", "%s: too many arguments", p->cmd.name);
+	for (int i = 1; i < objc; i++)
+		argv[i - 1] = Tcl_GetString(objv[i]);
+	rc = p->cmd.fn(p->cmd.ctx, objc - 1, argv, &result);
+	plugin_timed(r, t0);
+	if (rc < 0) {
+		tc_ierr(in, "PLUGIN", "%s", result ? result : "failed");
+	} else {
+		Tcl_SetObjResult(in, Tcl_NewStringObj(result ? result : "", -1));
+	}
+	free(result);
+	return rc < 0 ? TCL_ERROR : TCL_OK;
+}
+
+static void free_pcmd(ClientData cd)
+{
+	struct pcmd *p = cd;
+
+	free(p->plugin);
+	free(p);
+}
+
+static int add_plugin_command(struct myriad *app, const char *plugin, const struct plugin_command *cmd)
+{
+	struct tcl_state *ts = app->tcl;
+	struct pcmd *p;
+	Tcl_CmdInfo info;
+
+	if (!ts || !cmd->name || !*cmd->name || strchr(cmd->name, ' ') || Tcl_GetCommandInfo(ts->interp, cmd->name, &info))
+		return -1;   /* no interpreter, a bad name, or one taken */
+	p = xcalloc(1, sizeof *p);
+	p->app = app;
+	p->plugin = xstrdup(plugin);
+	p->cmd = *cmd;
+	Tcl_CreateObjCommand(ts->interp, cmd->name, run_pcmd, p, free_pcmd);
+	return 0;
 }
 
 int tc_register_all(struct tcl_state *ts, Tcl_Interp *in, struct tc_interp *ci)
@@ -282,12 +356,12 @@ int tc_register_all(struct tcl_state *ts, Tcl_Interp *in, struct tc_interp *ci)
 			continue;
 		r = &regs[nregs];
 		*r = (struct tc_reg){ci, i, 0, {0}};
-		int allowed = !ci->safe;
+		int allowed = 0;
 
 		for (int k = i; k < tc_count && r->n < (int)ARRAY_LEN(r->idx); k++)
 			if (head_len(tc_table[k].name) == hl && !strncmp(tc_table[k].name, tc_table[i].name, hl)) {
 				r->idx[r->n++] = k;
-				allowed |= tc_table[k].flags & TC_SAFE;
+				allowed |= tc_allowed(ci, &tc_table[k]);
 			}
 		if (!allowed)
 			continue;   /* nothing of it is allowed here */
@@ -442,6 +516,7 @@ int tcl_init(struct myriad *app, char **err)
 		return -1;
 	}
 	app->tcl = ts;
+	plugin_command_hook = add_plugin_command;
 	app_started(app, PART_TCL, tcl_free);
 	Tcl_SetServiceMode(TCL_SERVICE_ALL);
 	ts->apply = Tcl_NewStringObj("::apply", -1);

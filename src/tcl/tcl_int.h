@@ -53,13 +53,18 @@ extern const int tc_count;
 extern const char *const tc_section_names[SEC_COUNT];
 
 struct tcl_state;
+struct tplugin;
 
 /* The client data of commands in one interpreter. */
 struct tc_interp {
 	struct tcl_state *ts;
 	Tcl_Interp *interp;
 	int safe;
+	char **allow;              /* a Tcl plugin's manifest: the commands it may call; NULL: every safe one */
+	int nallow;
 };
+/* May ci call the command called name ("fault list")? */
+int tc_allowed(const struct tc_interp *ci, const struct tcl_cmd *cmd);
 
 struct tcl_call {
 	struct tcl_state *ts;
@@ -81,8 +86,8 @@ struct hooks;
 struct tcl_state {
 	struct myriad *app;
 	Tcl_Interp *interp;
-	struct tc_interp main_ci, safe_ci;
-	Tcl_Interp *safe;          /* the plugin interpreter, NULL until needed */
+	struct tc_interp main_ci;
+	struct tplugin *tplugins;  /* Tcl plugins, each in a safe interpreter (safe.c) */
 	Tcl_Obj *apply;            /* "apply", shared */
 	/* how we run */
 	int batch;                 /* a batch run: no console */
@@ -238,6 +243,7 @@ void tc_fanout_cancel_all(struct tcl_state *ts);   /* cmd_fanout.c */
 int tc_sim(struct tcl_call *c);
 int tc_inventory_word(struct tcl_call *c);
 int tc_plugin(struct tcl_call *c);
+int tc_plugin_list(struct tcl_call *c);
 int tc_theme(struct tcl_call *c);
 int tc_inventory_cmd(struct tcl_call *c);
 int tc_help(struct tcl_call *c);

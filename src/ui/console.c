@@ -210,6 +210,12 @@ static void console_event(void *ctx, const struct event *ev)
 		console_log(c, R_INFO, "mark", "%s: %s", ev->u.mark.who ? ev->u.mark.who : "?",
 			    ev->u.mark.text ? ev->u.mark.text : "");
 		break;
+	case EV_NOTICE:
+		console_log(c, ev->u.notice.level >= 2 ? R_ERR : ev->u.notice.level ? R_WARN : R_INFO,
+			    ev->u.notice.who ? ev->u.notice.who : "note", "%s", ev->u.notice.text ? ev->u.notice.text : "");
+		if (ev->u.notice.level >= 2)
+			console_set_message(c, R_ERROR, "%s", ev->u.notice.text ? ev->u.notice.text : "");
+		break;
 	default:
 		break;
 	}
