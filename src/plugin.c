@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "plugin.h"
 #include "plugin_int.h"
+#include "nodeset.h"
 #include "stream.h"
 #include "action/slurm.h"
 #include "ssh/source_ssh.h"
@@ -228,6 +229,51 @@ static void h_use_backend(const struct myriad_host *h, const struct backend_ops 
 	backend_install(h->app, ops, priv);
 }
 
+struct announce {
+	struct myriad *app;
+	int32_t i;
+	int gpus;
+};
+
+static int announce_one(void *ctx, const char *name)
+{
+	struct announce *a = ctx;
+	struct event ev;
+
+	memset(&ev, 0, sizeof ev);
+	ev.type = EV_NODE;
+	ev.source = "plugin";
+	ev.u.node = (struct ev_node){a->i, a->i / 32, a->i / 4, a->gpus, name};
+	app_emit(a->app, &ev);
+	a->i++;
+	return 0;
+}
+
+static int h_announce_nodes(const struct myriad_host *h, const char *set, int gpus, char **err)
+{
+	struct nodeset *ns = nodeset_from(set, err);
+	struct announce a = {h->app, 0, gpus > 0 && gpus <= 64 ? gpus : 8};
+	struct event ev;
+	int32_t n;
+
+	if (!ns)
+		return -1;
+	if (h->app->model.nnodes) {   /* another source announced them */
+		nodeset_free(ns);
+		return 0;
+	}
+	n = (int32_t)nodeset_count(ns);
+	memset(&ev, 0, sizeof ev);
+	ev.type = EV_TOPOLOGY;
+	ev.source = h->plugin;
+	ev.u.topology = (struct ev_topology){(n + 31) / 32, 32, a.gpus, n, n * a.gpus, h->plugin};
+	app_emit(h->app, &ev);
+	nodeset_foreach(ns, announce_one, &a);
+	nodeset_free(ns);
+	bus_flush(&h->app->bus);
+	return 0;
+}
+
 static int h_start_source(const struct myriad_host *h, const char *cls, const char *args, char **err)
 {
 	return app_add_source(h->app, cls, args, err);
@@ -363,7 +409,7 @@ void plugin_host_init(struct myriad_host *h, struct myriad *app, const char *nam
 		h_add_source, h_add_backend, plugin_add_command, h_start_source, h_emit,
 		h_stream_open, h_stream_feed, h_stream_end, h_stream_close,
 		h_watch, h_unwatch, h_timer, h_timer_cancel, h_log, backend_reply, h_connect, h_model, h_now,
-		h_use_backend,
+		h_use_backend, h_announce_nodes,
 	};
 }
 

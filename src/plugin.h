@@ -83,6 +83,9 @@ struct myriad_host {
 	int64_t (*now)(const struct myriad_host *h);
 	/* makes a backend of the plugin the one actions go to, with its state */
 	void (*use_backend)(const struct myriad_host *h, const struct backend_ops *ops, void *priv);
+	/* announces the nodes of a nodeset (gpus each, 32 to a scalable unit)
+	 * when no source has announced any: a source that is the only one */
+	int (*announce_nodes)(const struct myriad_host *h, const char *nodeset, int gpus, char **err);
 };
 
 struct myriad_plugin {
