@@ -11,7 +11,7 @@
 #include "../trace.h"
 
 static const char *const kind_names[AK_COUNT] = {
-	"node drain", "node resume", "job requeue", "job checkpoint", "fault ack",
+	"node drain", "node resume", "job requeue", "job checkpoint", "fault ack", "guard raise",
 };
 
 const char *action_kind_name(enum action_kind k)
@@ -246,6 +246,8 @@ static int input_error(struct myriad *app, const struct action *a, struct action
 		why = "the job has ended: a requeue would run it again (Slurm requeues a finished job it still remembers)";
 	if (a->force && (!a->force_reason || !*a->force_reason))
 		why = "-force needs -reason TEXT saying why";
+	if (a->kind == AK_GUARD && !a->force)
+		why = "raising the blast-radius limits needs -force -reason TEXT (the configuration may set them freely)";
 	if (why)
 		return refuse(app, a, out, AW_INPUT, "%s", why);
 	return 0;
@@ -308,9 +310,10 @@ static void send_call(struct myriad *app, struct act *r, const char *decision)
 
 	act_emit(app, &r->a, r->out.id, ACT_DECIDED, 1, 0, "allowed", decision);
 	remember(e, app->now, r->out.nodes, r->out.gpus);
-	if (r->a.kind == AK_ACK) {
-		act_emit(app, &r->a, r->out.id, ACT_SENT, 1, 0, action_status_name(AS_SENT), "model");
-		ack_fault(app, &r->a);
+	if (AK_LOCAL(r->a.kind)) {
+		act_emit(app, &r->a, r->out.id, ACT_SENT, 1, 0, action_status_name(AS_SENT), "myriad");
+		if (r->a.kind == AK_ACK)
+			ack_fault(app, &r->a);   /* a guard raise is applied by its submitter once done */
 		act_finish(r, AS_DONE, AW_NONE, 0, "");
 		return;
 	}
@@ -327,7 +330,7 @@ static void send_call(struct myriad *app, struct act *r, const char *decision)
 
 static int execute(struct myriad *app, struct act *r, const char *decision)
 {
-	if (!app->backend && r->a.kind != AK_ACK) {
+	if (!app->backend && !AK_LOCAL(r->a.kind)) {
 		refuse(app, &r->a, &r->out, AW_NO_BACKEND, "no backend to send it to (a recording, or no scheduler)");
 		act_finish(r, AS_REFUSED, AW_NO_BACKEND, 0, NULL);
 		return -1;
@@ -340,7 +343,7 @@ static int dry_run(struct myriad *app, const struct action *a, struct action_out
 {
 	struct sbuf d = {0};
 
-	if (app->backend && a->kind != AK_ACK) {
+	if (app->backend && !AK_LOCAL(a->kind)) {
 		struct act *r = act_new(engine_of(app), a, out);
 
 		describe(app, r, &d);
@@ -381,12 +384,12 @@ static int decide(struct myriad *app, const struct action *a, struct action_outc
 
 	if (app->read_only && !a->dry_run && !app->dry_run)
 		return refuse(app, a, out, AW_READ_ONLY, "read-only: acting commands are refused (--read-only)");
-	if (a->source && !strcmp(a->source, "config"))
+	if (a->source && !strcmp(a->source, "config") && a->kind != AK_GUARD)
 		return refuse(app, a, out, AW_CONFIG,
 			      "the configuration may not act on the cluster (define a hook with `on` instead)");
 	if (input_error(app, a, out))
 		return -1;
-	over = a->kind != AK_ACK && over_limit(app, out, why, sizeof why);
+	over = !AK_LOCAL(a->kind) && over_limit(app, out, why, sizeof why);
 	if (a->dry_run || app->dry_run)
 		return dry_run(app, a, out, over);
 	if (over && !a->force)
@@ -394,7 +397,7 @@ static int decide(struct myriad *app, const struct action *a, struct action_outc
 	if (over)
 		snprintf(decision, sizeof decision, "forced past the blast-radius guard: %s", a->force_reason);
 	else
-		snprintf(decision, sizeof decision, "%s", a->force ? "allowed (-force)" : "allowed");
+		snprintf(decision, sizeof decision, a->force ? "allowed (-force: %s)" : "allowed", a->force_reason);
 	r = act_new(engine_of(app), a, out);
 	r->fn = fn;
 	r->ctx = ctx;

@@ -35,7 +35,11 @@
 #include <stdint.h>
 #include "../myriad.h"
 
-enum action_kind { AK_DRAIN, AK_RESUME, AK_REQUEUE, AK_SIGNAL, AK_ACK, AK_COUNT };
+/* AK_ACK and AK_GUARD act on myriad itself (a fault acknowledged, the
+ * blast-radius limits raised), not on the cluster: no backend, but the same
+ * guards and the same audit. */
+enum action_kind { AK_DRAIN, AK_RESUME, AK_REQUEUE, AK_SIGNAL, AK_ACK, AK_GUARD, AK_COUNT };
+#define AK_LOCAL(k) ((k) == AK_ACK || (k) == AK_GUARD)
 
 struct action {
 	enum action_kind kind;

@@ -107,7 +107,7 @@ static void keep_done(struct act *r)
 void act_finish(struct act *r, enum action_status status, enum action_why why, int32_t failed, const char *detail)
 {
 	struct myriad *app = r->e->app;
-	int was_sent = r->out.status == AS_SENT || r->a.kind == AK_ACK;
+	int was_sent = r->out.status == AS_SENT || AK_LOCAL(r->a.kind);
 
 	if (r->timer) {
 		loop_timer_cancel(app->loop, r->timer);

@@ -328,15 +328,39 @@ static int int_opt(struct tcl_call *c, const char *name, int64_t *v, int64_t lo)
 	return 0;
 }
 
+/* Does `to` let more through than `from`? (0 is no limit.) */
+static int looser(int64_t from, int64_t to)
+{
+	return from && (!to || to > from);
+}
+
+/* Raising a limit outside the configuration is itself an action: audited,
+ * and it needs -force -reason TEXT. */
+static int allow_raise(struct tcl_call *c, const struct action_limits *was, const struct action_limits *l)
+{
+	struct action a;
+	char target[160];
+
+	if (c->ts->in_config || (!looser(was->nodes, l->nodes) && !looser(was->gpus, l->gpus) &&
+				 l->window_us >= was->window_us))
+		return TCL_OK;
+	snprintf(target, sizeof target, "nodes %d->%d gpus %d->%d window %llds->%llds", was->nodes, l->nodes,
+		 was->gpus, l->gpus, (long long)(was->window_us / US_PER_SEC), (long long)(l->window_us / US_PER_SEC));
+	init_action(c, &a, AK_GUARD);
+	a.target = target;
+	return run(c, &a, NULL);
+}
+
 int tc_guard(struct tcl_call *c)
 {
-	struct action_limits l;
+	struct action_limits l, was;
 	int64_t nodes, gpus, errors = c->ts->hook_errors, cmds = c->ts->hook_commands, ms = c->ts->hook_ms,
 		cms = c->ts->command_ms;
 	int32_t wn, wg;
 	Tcl_Obj *d;
 
 	action_get_limits(c->app, &l);
+	was = l;
 	nodes = l.nodes;
 	gpus = l.gpus;
 	if (int_opt(c, "nodes", &nodes, 0) < 0 || int_opt(c, "gpus", &gpus, 0) < 0 ||
@@ -350,6 +374,8 @@ int tc_guard(struct tcl_call *c)
 		return tc_err(c, "INPUT", "-timeout wants a duration from 100ms to 1h, as 20s");
 	l.nodes = (int32_t)nodes;
 	l.gpus = (int32_t)gpus;
+	if (allow_raise(c, &was, &l) != TCL_OK)
+		return TCL_ERROR;
 	action_set_limits(c->app, &l);
 	c->ts->hook_errors = (int)errors;
 	c->ts->hook_commands = cmds;
