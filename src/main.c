@@ -207,8 +207,9 @@ static int cmd_parse(struct myriad *app, const struct cli_opts *o, int argc, cha
 static void print_plugin(void *ctx, const struct plugin_info *i)
 {
 	(void)ctx;
-	printf("%-12s %-8s %-10s %s%s%s%s%s\n", i->name, *i->version ? i->version : "-", i->state, i->summary,
-	       *i->summary && *i->path ? "  " : "", i->path, i->why ? ": " : "", i->why ? i->why : "");
+	printf("%-12s %-8s %-10s %-24s %s%s%s%s%s\n", i->name, *i->version ? i->version : "-", i->state,
+	       *i->provides ? i->provides : "-", i->summary, *i->summary && *i->path ? "  " : "", i->path,
+	       i->why ? ": " : "", i->why ? i->why : "");
 }
 
 /* myriad [-c CONFIG] plugins: the built-in ones, those the configuration
@@ -218,7 +219,7 @@ static int cmd_plugins(struct myriad *app, const struct cli_opts *o, int argc, c
 	(void)o;
 	(void)argc;
 	(void)argv;
-	printf("%-12s %-8s %-10s %s\n", "NAME", "VERSION", "STATE", "WHAT / WHERE");
+	printf("%-12s %-8s %-10s %-24s %s\n", "NAME", "VERSION", "STATE", "PROVIDES", "WHAT / WHERE");
 	plugin_each(app, print_plugin, NULL);
 	return 0;
 }

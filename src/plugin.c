@@ -200,10 +200,18 @@ static struct plugin_rec *rec_of(const struct myriad_host *h)
 	return plugin_find(h->app, h->plugin);
 }
 
-static void note_class(struct plugin_rec *r, const void *ops)
+/* r registered ops, a source or a backend called name: kept to forget it
+ * when r is unloaded, and listed by myriad plugins. */
+static void note_class(struct plugin_rec *r, const void *ops, const char *kind, const char *name)
 {
-	if (r && !r->builtin && r->nclasses < (int)ARRAY_LEN(r->classes))
+	if (!r)
+		return;
+	if (!r->builtin && r->nclasses < (int)ARRAY_LEN(r->classes))
 		r->classes[r->nclasses++] = ops;
+	char *p = xasprintf("%s%s%s %s", r->provides ? r->provides : "", r->provides ? ", " : "", kind, name);
+
+	free(r->provides);
+	r->provides = p;
 }
 
 static int h_add_source(const struct myriad_host *h, const struct source_ops *ops)
@@ -212,7 +220,7 @@ static int h_add_source(const struct myriad_host *h, const struct source_ops *op
 
 	if (registry_add_source_from(ops, r && !r->builtin ? r : NULL) < 0)
 		return -1;
-	note_class(r, ops);
+	note_class(r, ops, "source", ops->name);
 	return 0;
 }
 
@@ -220,7 +228,7 @@ static int h_add_backend(const struct myriad_host *h, const struct backend_ops *
 {
 	if (registry_add_backend(ops) < 0)
 		return -1;
-	note_class(rec_of(h), ops);
+	note_class(rec_of(h), ops, "backend", ops->name);
 	return 0;
 }
 
@@ -522,7 +530,7 @@ static void list_available(struct myriad *app, void (*fn)(void *ctx, const struc
 			if (plugin_find(app, key))
 				continue;
 			path = xasprintf("%s/%s", d[k], e->d_name);
-			fn(ctx, &(struct plugin_info){key, "", "", "available", NULL, path});
+			fn(ctx, &(struct plugin_info){key, "", "", "available", NULL, path, ""});
 			free(path);
 		}
 		if (dir)
@@ -535,7 +543,8 @@ void plugin_each(struct myriad *app, void (*fn)(void *ctx, const struct plugin_i
 {
 	for (struct plugin_rec *r = app->plugins; r; r = r->next)
 		fn(ctx, &(struct plugin_info){r->name, r->version ? r->version : "", r->summary ? r->summary : "",
-					      r->state ? r->state : "?", r->why, r->path ? r->path : ""});
+					      r->state ? r->state : "?", r->why, r->path ? r->path : "",
+					      r->provides ? r->provides : ""});
 	list_available(app, fn, ctx);
 }
 
@@ -557,6 +566,7 @@ void plugins_stop(struct myriad *app)
 		free(r->name);
 		free(r->version);
 		free(r->summary);
+		free(r->provides);
 		free(r->path);
 		free(r->why);
 		free(r);

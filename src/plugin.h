@@ -115,6 +115,7 @@ void plugin_path_add(const char *dir);
  * disabled: why, failed: why, available), where. */
 struct plugin_info {
 	const char *name, *version, *summary, *state, *why, *path;
+	const char *provides;          /* "source sim, backend sim", or "" */
 };
 void plugin_each(struct myriad *app, void (*fn)(void *ctx, const struct plugin_info *i), void *ctx);
 

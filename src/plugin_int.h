@@ -12,6 +12,7 @@ struct tramp;
 struct plugin_rec {                /* one plugin: built in, loaded, or failed */
 	struct myriad *app;
 	char *name, *version, *summary, *path, *why;
+	char *provides;                /* "source sim, backend sim" */
 	const char *state;             /* "built-in", "loaded", "disabled", "failed" */
 	void *dl;                      /* dlopen handle */
 	const struct myriad_plugin *p;

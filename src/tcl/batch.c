@@ -195,14 +195,18 @@ static void report(struct tcl_state *ts, const struct cli_opts *o, int status, i
 	if (rc == TCL_ERROR && !ts->exiting) {
 		const char *info = Tcl_GetVar(ts->interp, "errorInfo", TCL_GLOBAL_ONLY);
 
-		fprintf(stderr, "myriad: %s\n", info ? info : result);
+		fputs("myriad: ", stderr);
+		tc_print_safe(stderr, info ? info : result);   /* a job name in an error stays inert */
+		fputc('\n', stderr);
 	} else if (ts->app->quit) {
 		fprintf(stderr, "myriad: %s\n", result);   /* stopped by signal N at tick T */
 	}
-	if (o->json)
+	if (o->json) {
 		print_json(ts, status, rc);
-	else if (rc != TCL_ERROR && *result)
-		puts(result);
+	} else if (rc != TCL_ERROR && *result) {
+		tc_print_safe(stdout, result);
+		fputc('\n', stdout);
+	}
 	fflush(stdout);
 	(void)status;
 }
@@ -235,6 +239,7 @@ int tcl_run_batch(struct myriad *app, const struct cli_opts *o, const char *runb
 	ts->horizon = o->ticks >= 0 ? app->start + o->ticks * US_PER_SEC : app->now + 3600 * US_PER_SEC;
 	tc_virtual_clock(ts, 1);   /* when the cluster's time is virtual (the simulator, a replay) */
 	set_args(ts, runbook, argc, argv);
+	tc_output_batch(ts);   /* to a terminal: sanitised */
 	Tcl_SetVar(ts->interp, "::myriad::batch", "1", TCL_GLOBAL_ONLY);
 	Tcl_SetVar(ts->interp, "::myriad::json", o->json ? "1" : "0", TCL_GLOBAL_ONLY);
 	if (o->json)

@@ -289,6 +289,7 @@ int tcl_console_ready(struct myriad *app, const struct tcl_console_ops *ops, cha
 	if (ops)
 		ts->console = *ops;
 	ts->console_ready = 1;
+	tc_output_console(ts);   /* what scripts print goes to the log panel, sanitised */
 	tc_notifier_attach(ts);
 	saved = ts->bind;   /* the configuration's, applied after the defaults */
 	nsaved = ts->nbind;

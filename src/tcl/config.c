@@ -142,6 +142,7 @@ static void add_plugin(void *ctx, const struct plugin_info *i)
 	tc_dstr(d, "why", i->why ? i->why : "");
 	tc_dstr(d, "path", i->path);
 	tc_dstr(d, "summary", i->summary);
+	tc_dstr(d, "provides", i->provides);
 	Tcl_ListObjAppendElement(NULL, ctx, d);
 }
 

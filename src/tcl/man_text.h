@@ -106,7 +106,10 @@ static const char *const man_rest[] = {
 	"myriad ... -e SCRIPT and myriad ... run RUNBOOK.tcl ARGS run with no terminal; -e runs before the "
 	"runbook when both are given. The runbook gets argv, argc and argv0; ::myriad::batch is 1. Output goes "
 	"to stdout (notify prints lines with the cluster time), errors with errorInfo to stderr. The script's "
-	"result is printed when it is not empty. exit N (or quit N) ends the run with status N.",
+	"result is printed when it is not empty. exit N (or quit N) ends the run with status N. What goes to a "
+	"terminal is printed without escape sequences or control characters (tabs and newlines kept), so that "
+	"a job name or a node's output a runbook prints stays inert; to a file or a pipe the bytes pass "
+	"unchanged. In the console, puts writes to the log panel (stderr lines marked err), drawn the same way.",
 	".PP",
 	"With --json stdout holds one JSON object: ok, status, result (dicts become objects, lists arrays, "
 	"numbers numbers), error, errorinfo, output (what the script printed), actions (the audit of every "

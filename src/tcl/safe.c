@@ -260,3 +260,9 @@ void tc_safe_free(struct tcl_state *ts)
 	while (ts->tplugins)
 		tplugin_drop(ts, ts->tplugins);
 }
+
+void tc_safe_rebind(struct tcl_state *ts, const char *name, Tcl_Channel ch)
+{
+	for (struct tplugin *p = ts->tplugins; p; p = p->next)
+		tc_rebind_channel(p->ci.interp, name, ch);
+}

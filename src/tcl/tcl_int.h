@@ -14,6 +14,7 @@
 #ifndef MYRIAD_TCL_INT_H
 #define MYRIAD_TCL_INT_H
 
+#include <stdio.h>
 #include <tcl.h>
 #include "tcl.h"
 #include "../nodeset.h"
@@ -187,6 +188,14 @@ int tc_in_hook(struct tcl_state *ts);
 int tc_plugin_load(struct tcl_state *ts, Tcl_Interp *caller, const char *path, int64_t commands, int64_t ms);
 void tc_safe_limits(struct tcl_state *ts, Tcl_Interp *in);
 void tc_safe_free(struct tcl_state *ts);
+/* Tcl plugins' interpreters see ch under name (output.c changed stdout). */
+void tc_safe_rebind(struct tcl_state *ts, const char *name, Tcl_Channel ch);
+/* output.c: scripts' stdout and stderr to the log panel (console), or
+ * sanitised when they are terminals (batch); s printed the same way. */
+void tc_output_console(struct tcl_state *ts);
+void tc_output_batch(struct tcl_state *ts);
+void tc_print_safe(FILE *f, const char *s);
+void tc_rebind_channel(Tcl_Interp *in, const char *name, Tcl_Channel ch);
 int tc_apply_console(struct tcl_state *ts, char **err);
 char *tc_script_path(const char *name);   /* where scripts/NAME is, malloc'd; NULL if nowhere */
 void tc_man(struct sbuf *out);
