@@ -67,6 +67,7 @@ static void own_strings(struct bus *b, struct event *e)
 	case EV_GPU_INFO:
 		e->u.gpu_info.uuid = copy(b, e->u.gpu_info.uuid);
 		e->u.gpu_info.pci = copy(b, e->u.gpu_info.pci);
+		e->u.gpu_info.name = copy(b, e->u.gpu_info.name);
 		break;
 	case EV_XID:
 		e->u.xid.pci = copy(b, e->u.xid.pci);

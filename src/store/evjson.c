@@ -10,7 +10,8 @@
 #include <jansson.h>
 #include "evjson.h"
 
-enum fkind { F_I32, F_U32, F_I64, F_U64, F_F64, F_STR, F_MET };
+enum fkind { F_I32, F_U32, F_I64, F_U64, F_F64, F_STR, F_MET,
+	     F_OSTR, F_OI32 };   /* optional: absent in older recordings, read as "" or 0 */
 
 struct field {
 	const char *name;
@@ -32,6 +33,7 @@ static const struct field f_node[] = {
 static const struct field f_gpu_info[] = {
 	{"node", F_I32, U(gpu_info.node)}, {"gpu", F_I32, U(gpu_info.gpu)},
 	{"uuid", F_STR, U(gpu_info.uuid)}, {"pci", F_STR, U(gpu_info.pci)},
+	{"name", F_OSTR, U(gpu_info.name)},
 };
 static const struct field f_sample[] = {
 	{"node", F_I32, U(sample.node)}, {"gpu", F_I32, U(sample.gpu)},
@@ -44,6 +46,7 @@ static const struct field f_sample[] = {
 static const struct field f_xid[] = {
 	{"node", F_I32, U(xid.node)}, {"gpu", F_I32, U(xid.gpu)}, {"code", F_I32, U(xid.code)},
 	{"pid", F_I32, U(xid.pid)}, {"pci", F_STR, U(xid.pci)}, {"text", F_STR, U(xid.text)},
+	{"sxid", F_OI32, U(xid.sxid)}, {"link", F_OI32, U(xid.link)}, {"fatal", F_OI32, U(xid.fatal)},
 };
 static const struct field f_ib[] = {
 	{"node", F_I32, U(ib.node)}, {"port", F_I32, U(ib.port)}, {"state", F_I32, U(ib.state)},
@@ -172,7 +175,8 @@ static void put_field(struct sbuf *b, const struct event *ev, const struct field
 	const char *p = (const char *)ev + f->off;
 
 	switch (f->kind) {
-	case F_I32: sbuf_printf(b, "%" PRId32, *(const int32_t *)p); break;
+	case F_I32:
+	case F_OI32: sbuf_printf(b, "%" PRId32, *(const int32_t *)p); break;
 	case F_U32: sbuf_printf(b, "%" PRIu32, *(const uint32_t *)p); break;
 	case F_I64: sbuf_printf(b, "%" PRId64, *(const int64_t *)p); break;
 	case F_U64: {
@@ -182,7 +186,8 @@ static void put_field(struct sbuf *b, const struct event *ev, const struct field
 		break;
 	}
 	case F_F64: put_f64(b, *(const double *)p); break;
-	case F_STR: put_str(b, *(const char *const *)p); break;
+	case F_STR:
+	case F_OSTR: put_str(b, *(const char *const *)p); break;
 	case F_MET: {
 		int32_t v = *(const int32_t *)p;
 
@@ -258,7 +263,8 @@ static int get_field(struct event *ev, const struct field *f, json_t *v, struct 
 	json_int_t i = json_is_integer(v) ? json_integer_value(v) : 0;
 
 	switch (f->kind) {
-	case F_STR: return (*(const char **)p = get_str(v, a)) ? 0 : -1;
+	case F_STR:
+	case F_OSTR: return (*(const char **)p = get_str(v, a)) ? 0 : -1;
 	case F_F64: return get_f64(v, (double *)p);
 	case F_MET:
 		*(int32_t *)p = json_is_null(v) ? MET_UNKNOWN : (int32_t)i;
@@ -272,7 +278,8 @@ static int get_field(struct event *ev, const struct field *f, json_t *v, struct 
 		}
 		*(uint64_t *)p = (uint64_t)i;
 		break;
-	case F_I32: *(int32_t *)p = (int32_t)i; break;
+	case F_I32:
+	case F_OI32: *(int32_t *)p = (int32_t)i; break;
 	case F_U32: *(uint32_t *)p = (uint32_t)i; break;
 	case F_I64: *(int64_t *)p = (int64_t)i; break;
 	}
@@ -291,9 +298,15 @@ int evjson_decode(struct event *ev, const char *json, size_t len, struct arena *
 		return -1;
 	memset(&ev->u, 0, sizeof ev->u);
 	for (int i = 0; i < fields[t].n && !rc; i++) {
-		json_t *v = json_object_get(o, fields[t].f[i].name);
+		const struct field *f = &fields[t].f[i];
+		json_t *v = json_object_get(o, f->name);
 
-		rc = v ? get_field(ev, &fields[t].f[i], v, a) : -1;
+		if (!v && (f->kind == F_OSTR || f->kind == F_OI32)) {   /* older recording */
+			if (f->kind == F_OSTR)
+				*(const char **)((char *)ev + f->off) = "";
+			continue;
+		}
+		rc = v ? get_field(ev, f, v, a) : -1;
 	}
 	json_decref(o);
 	return rc;
@@ -305,7 +318,7 @@ void evjson_own(struct event *ev, struct arena *a)
 
 	ev->source = arena_strdup(a, ev->source ? ev->source : "");
 	for (int i = 0; t && i < fields[t].n; i++)
-		if (fields[t].f[i].kind == F_STR) {
+		if (fields[t].f[i].kind == F_STR || fields[t].f[i].kind == F_OSTR) {
 			const char **p = (const char **)((char *)ev + fields[t].f[i].off);
 
 			*p = arena_strdup(a, *p ? *p : "");
