@@ -128,7 +128,7 @@ fuzz: deps
 			$$f $(FUZZ_LIB) \
 			-o build-fuzz/$$n $(PKG_LIBS) || exit 1; \
 		mkdir -p tests/fuzz/corpus/$$n; \
-		./build-fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+		./build-fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -max_len=16384 \
 			-artifact_prefix=tests/fuzz/crash- tests/fuzz/corpus/$$n tests/fuzz/seed/$$n || exit 1; \
 	done
 
@@ -152,4 +152,4 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(CORE_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/src/main.d $(B)/src/sim/sim_main.d

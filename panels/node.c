@@ -1,6 +1,6 @@
 /*
  * node.c - one node in detail: its state and drain reason, connection and
- * data age, its 8 GPUs with every metric, its InfiniBand ports with their
+ * data age, which GPU model it has (nvidia-smi's "name"), its 8 GPUs with every metric, its InfiniBand ports with their
  * counters and the increase since the previous reading, its faults and its
  * jobs. n/p step through the nodes; Up/Down scroll when it does not fit.
  */
@@ -59,11 +59,37 @@ static void throttle_text(int32_t t, char *buf, size_t size)
 		snprintf(buf, size, "none");
 }
 
+/* "gpus: NVIDIA H100 80GB HBM3 x8" (several models: each with its count);
+ * "" when no query named them. */
+static void gpu_models(const struct model *m, int32_t ni, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int32_t g = 0; g < m->gpus_per_node; g++) {
+		const char *name = m->gpu_name[model_gpu(m, ni, g)];
+		int count = 0, first = 1;
+
+		for (int32_t h = 0; h < m->gpus_per_node; h++) {
+			const char *o = m->gpu_name[model_gpu(m, ni, h)];
+
+			if (strcmp(o, name))
+				continue;
+			first &= h >= g;
+			count++;
+		}
+		if (!name[0] || !first || n + 1 >= size)
+			continue;
+		n += (size_t)snprintf(buf + n, size - n, "%s%s x%d", n ? ", " : "gpus: ", name, count);
+		n = MIN(n, size - 1);
+	}
+}
+
 static int header(struct nodep *p, const struct view *v, int y, int32_t ni)
 {
 	const struct model *m = &p->c->app->model;
 	const struct node *n = &m->nodes[ni];
-	char st[96], age[32], t[16];
+	char st[96], age[32], t[16], models[200];
 	int x;
 
 	x = view_text(v, 0, y, -1, R_TITLE, n->name);
@@ -81,6 +107,9 @@ static int header(struct nodep *p, const struct view *v, int y, int32_t ni)
 		view_textf(v, 2, y++, -1, R_WARN, "reason: %s%s%s%s%s", n->reason, n->reason_who[0] ? "  by " : "",
 			   n->reason_who, n->reason_time ? "  at " : "", n->reason_time ? t : "");
 	}
+	gpu_models(m, ni, models, sizeof models);
+	if (models[0])   /* nvidia-smi's text: drawn inert like any */
+		view_text(v, 2, y++, -1, R_NORMAL, models);
 	if (n->conn_why[0])   /* text from libssh and servers: drawn inert like any */
 		view_textf(v, 2, y++, -1, n->conn == CONN_UP ? R_DIM : R_WARN, "connection: %s", n->conn_why);
 	if (n->parse_errors)

@@ -160,6 +160,7 @@ struct ev_gpu_info {
 	int32_t node, gpu;
 	const char *uuid;   /* "GPU-..." */
 	const char *pci;    /* "00000000:18:00.0" as nvidia-smi prints it */
+	const char *name;   /* "NVIDIA H100 80GB HBM3"; "" if not queried */
 };
 
 struct ev_sample {
@@ -172,8 +173,11 @@ struct ev_xid {
 	int32_t gpu;        /* -1 when the PCI tag matches no known GPU */
 	int32_t code;
 	int32_t pid;        /* -1 when unknown */
-	const char *pci;    /* "0000:18:00" as the kernel prints it */
+	const char *pci;    /* "0000:18:00" (normalised); SXid: the switch, "0000:0b:00.0" */
 	const char *text;   /* the message after "pid=..., " (sanitised later) */
+	int32_t sxid;       /* 1: an NVSwitch SXid event (gpu -1, pci the switch) */
+	int32_t link;       /* SXid: the NVLink port ("Link 44"), -1 if not said */
+	int32_t fatal;      /* SXid: 1 Fatal, 0 Non-fatal, -1 not said */
 };
 
 struct ev_ib {

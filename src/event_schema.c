@@ -23,6 +23,7 @@ static const struct ev_field f_node[] = {
 static const struct ev_field f_gpu_info[] = {
 	{"node", EVF_I32, U(gpu_info.node), 0}, {"gpu", EVF_I32, U(gpu_info.gpu), 0},
 	{"uuid", EVF_STR, U(gpu_info.uuid), 0}, {"pci", EVF_STR, U(gpu_info.pci), 0},
+	{"name", EVF_STR, U(gpu_info.name), 1},
 };
 static const struct ev_field f_sample[] = {
 	{"node", EVF_I32, U(sample.node), 0}, {"gpu", EVF_I32, U(sample.gpu), 0},
@@ -35,6 +36,7 @@ static const struct ev_field f_sample[] = {
 static const struct ev_field f_xid[] = {
 	{"node", EVF_I32, U(xid.node), 0}, {"gpu", EVF_I32, U(xid.gpu), 0}, {"code", EVF_I32, U(xid.code), 0},
 	{"pid", EVF_I32, U(xid.pid), 0}, {"pci", EVF_STR, U(xid.pci), 0}, {"text", EVF_STR, U(xid.text), 0},
+	{"sxid", EVF_I32, U(xid.sxid), 1}, {"link", EVF_I32, U(xid.link), 1}, {"fatal", EVF_I32, U(xid.fatal), 1},
 };
 static const struct ev_field f_ib[] = {
 	{"node", EVF_I32, U(ib.node), 0}, {"port", EVF_I32, U(ib.port), 0}, {"state", EVF_I32, U(ib.state), 0},

@@ -189,6 +189,24 @@ void fault_ack(struct model *m, const struct event *ev)
 	copy_printable(f->ack_who, sizeof f->ack_who, ev->u.fault_ack.who);
 }
 
+/* An NVSwitch SXid: a fault of the switch, on the node whose tray holds it
+ * (on an HGX baseboard the switches and the GPUs are one node), with no GPU
+ * index; one fault per switch and SXid code, links folded into its count. */
+static void fault_on_sxid(struct model *m, const struct event *ev)
+{
+	const struct ev_xid *e = &ev->u.xid;
+	char text[TEXT_MAX_LEN], link[24] = "";
+
+	if (e->link >= 0)
+		snprintf(link, sizeof link, " link %d", e->link);
+	snprintf(text, sizeof text, "NVSwitch %s%s SXid %d%s%s%s", e->pci && e->pci[0] ? e->pci : "?", link, e->code,
+		 e->fatal == 1 ? " (fatal)" : e->fatal == 0 ? " (non-fatal)" : "", e->text && e->text[0] ? " -- " : "",
+		 e->text ? e->text : "");
+	fault_open(m, ev->time, e->node, -1, FK_NVLINK, e->code, e->fatal == 1 ? SEV_CRITICAL : SEV_WARN, text,
+		   e->fatal == 1 ? "drain; reset the GPUs and NVSwitches (reboot the node)"
+				 : "watch the switch's links; drain if it repeats");
+}
+
 void fault_on_xid(struct model *m, const struct event *ev)
 {
 	const struct ev_xid *e = &ev->u.xid;
@@ -198,6 +216,10 @@ void fault_on_xid(struct model *m, const struct event *ev)
 
 	if (e->node < 0 || e->node >= m->nnodes)
 		return;
+	if (e->sxid) {
+		fault_on_sxid(m, ev);
+		return;
+	}
 	if (gpu >= 0)
 		m->last_xid[model_gpu(m, e->node, gpu)] = e->code;
 	snprintf(text, sizeof text, "XID %d: %s%s%s", e->code, x->meaning, e->text && e->text[0] ? " -- " : "",

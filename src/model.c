@@ -38,6 +38,7 @@ void model_free(struct model *m)
 	free(m->gpu_job);
 	free(m->uuid);
 	free(m->pci);
+	free(m->gpu_name);
 	free(m->ports);
 	free_jobs(m);
 	free(m->faults);
@@ -129,6 +130,7 @@ static void apply_topology(struct model *m, const struct ev_topology *t)
 		m->gpu_job[g] = -1;
 	m->uuid = xcalloc((size_t)m->ngpus, sizeof *m->uuid);
 	m->pci = xcalloc((size_t)m->ngpus, sizeof *m->pci);
+	m->gpu_name = xcalloc((size_t)m->ngpus, sizeof *m->gpu_name);
 	m->ports = xcalloc((size_t)m->nnodes * (size_t)topo.rails, sizeof *m->ports);
 	m->node_last_fault = xcalloc((size_t)m->nnodes, sizeof *m->node_last_fault);
 	m->node_burst = xcalloc((size_t)m->nnodes, sizeof *m->node_burst);
@@ -166,6 +168,8 @@ static void apply_gpu_info(struct model *m, const struct ev_gpu_info *e)
 
 	copy_str(m->uuid[g], sizeof m->uuid[g], e->uuid);
 	copy_str(m->pci[g], sizeof m->pci[g], e->pci);
+	if (e->name && e->name[0])   /* a query without "name" leaves it as it was */
+		copy_str(m->gpu_name[g], sizeof m->gpu_name[g], e->name);
 }
 
 static void apply_sample(struct model *m, const struct event *ev)
@@ -496,6 +500,18 @@ static uint64_t hash_jobs(const struct model *m, uint64_t h)
 	return h;
 }
 
+/* GPU names are hashed only where known, so a model whose queries never
+ * asked for "name" (the simulator's) hashes as it did before names existed. */
+static uint64_t hash_gpu_names(const struct model *m, uint64_t h)
+{
+	for (int32_t g = 0; g < m->ngpus; g++)
+		if (m->gpu_name[g][0]) {
+			h = hash_bytes(h, &g, sizeof g);
+			h = hash_str(h, m->gpu_name[g]);
+		}
+	return h;
+}
+
 /* The GPU->job map is hashed as job ids, not slot numbers, so a model rebuilt
  * in another order hashes the same. */
 static uint64_t hash_gpu_jobs(const struct model *m, uint64_t h)
@@ -551,6 +567,7 @@ uint64_t model_hash(const struct model *m)
 		h = hash_bytes(h, m->last_xid, sizeof(int32_t) * (size_t)m->ngpus);
 		h = hash_bytes(h, m->uuid, sizeof *m->uuid * (size_t)m->ngpus);
 		h = hash_bytes(h, m->pci, sizeof *m->pci * (size_t)m->ngpus);
+		h = hash_gpu_names(m, h);
 		h = hash_bytes(h, m->ports, sizeof *m->ports * (size_t)m->nnodes * (size_t)m->topo.rails);
 		h = hash_bytes(h, m->node_last_fault, sizeof *m->node_last_fault * (size_t)m->nnodes);
 		h = hash_bytes(h, m->node_burst, sizeof *m->node_burst * (size_t)m->nnodes);

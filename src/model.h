@@ -108,6 +108,7 @@ struct model {
 	int32_t *gpu_job;             /* ngpus: index into jobs, -1 = idle */
 	char (*uuid)[48];             /* ngpus */
 	char (*pci)[24];              /* ngpus */
+	char (*gpu_name)[64];         /* ngpus: "NVIDIA H100 80GB HBM3", "" until a query names it */
 	struct ib_port *ports;        /* nnodes * topo.rails */
 	struct job *jobs;             /* dense, unordered; index stable until removal */
 	int32_t njobs, jobs_cap;

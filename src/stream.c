@@ -20,7 +20,22 @@ void stream_init(struct stream *s, struct bus *bus, const struct model *m, int32
 	nvsmi_layout_from_query(&s->layout, NVSMI_DEFAULT_QUERY);
 	nvsmi_layout_from_query(&s->short_layout, NVSMI_SHORT_QUERY);
 	if (fmt == FMT_IB)
-		s->ib = xcalloc(32, sizeof *s->ib);
+		s->ib = xcalloc(STREAM_IB_DEVS, sizeof *s->ib);
+}
+
+void stream_set_rails(struct stream *s, const char *const *names, int n)
+{
+	for (int i = 0; i < s->nrails; i++)
+		free(s->rails[i]);
+	free(s->rails);
+	s->rails = NULL;
+	s->nrails = 0;
+	if (n <= 0)
+		return;
+	s->rails = xcalloc((size_t)n, sizeof *s->rails);
+	for (int i = 0; i < n; i++)
+		s->rails[i] = xstrdup(names[i]);
+	s->nrails = n;
 }
 
 void stream_free(struct stream *s)
@@ -29,6 +44,7 @@ void stream_free(struct stream *s)
 	sbuf_free(&s->doc);
 	free(s->ib);
 	s->ib = NULL;
+	stream_set_rails(s, NULL, 0);
 }
 
 static struct event ev_new(const struct stream *s, enum ev_type t, int64_t now)
@@ -65,16 +81,20 @@ static void nvsmi_line(struct stream *s, const char *line, size_t len, int64_t n
 	struct nvsmi_rec r;
 	const char *err = NULL;
 	const struct model *m = s->model;
-
 	const struct nvsmi_layout *l = &s->layout;   /* without a header: either query */
+	char why[160];
+	int n;
 
 	if (nvsmi_parse_header(line, len, &s->layout)) {
 		s->have_header = 1;
 		return;
 	}
-	if (nvsmi_parse_line(line, len, l, &r, &err) < 0 &&
-	    (s->have_header || nvsmi_count_fields(line, len) != s->short_layout.ncols ||
-	     nvsmi_parse_line(line, len, &s->short_layout, &r, &err) < 0)) {
+	n = nvsmi_count_fields(line, len);
+	if (!s->have_header && n == s->short_layout.ncols)
+		l = &s->short_layout;
+	if (nvsmi_parse_line(line, len, l, &r, &err) < 0) {
+		if (err && !strcmp(err, "wrong number of columns"))
+			err = nvsmi_reject_reason(s->have_header, n, l->ncols, why, sizeof why);
 		reject(s, line, len, err ? err : "malformed line", now);
 		return;
 	}
@@ -84,11 +104,13 @@ static void nvsmi_line(struct stream *s, const char *line, size_t len, int64_t n
 	}
 	int32_t g = model_gpu(m, s->node, r.index);
 
-	if ((r.uuid[0] && strcmp(r.uuid, m->uuid[g])) || (r.pci[0] && strcmp(r.pci, m->pci[g]))) {
+	if ((r.uuid[0] && strcmp(r.uuid, m->uuid[g])) || (r.pci[0] && strcmp(r.pci, m->pci[g])) ||
+	    (r.name[0] && strcmp(r.name, m->gpu_name[g]))) {
 		struct event gi = ev_new(s, EV_GPU_INFO, now);
 
 		gi.u.gpu_info = (struct ev_gpu_info){s->node, r.index, r.uuid[0] ? r.uuid : m->uuid[g],
-						     r.pci[0] ? r.pci : m->pci[g]};
+						     r.pci[0] ? r.pci : m->pci[g],
+						     r.name[0] ? r.name : m->gpu_name[g]};
 		bus_emit(s->bus, &gi);
 	}
 	struct event ev = ev_new(s, EV_SAMPLE, now);
@@ -102,22 +124,16 @@ static void nvsmi_line(struct stream *s, const char *line, size_t len, int64_t n
 
 /* ---- kernel log ---- */
 
-/* Reads "DDDD:BB:DD" or "DDDDDDDD:BB:DD.F" into domain, bus, device. */
-static int pci_split(const char *p, unsigned *dom, unsigned *bus, unsigned *dev)
-{
-	return sscanf(p, "%x:%x:%x", dom, bus, dev) == 3 ? 0 : -1;
-}
-
+/* The GPU whose pci.bus_id is this address (domain, bus and device, in any
+ * of the forms pci_normalize() reads), or -1. */
 static int32_t gpu_of_pci(const struct model *m, int32_t node, const char *pci)
 {
-	unsigned d, b, v, d2, b2, v2;
-
-	if (node < 0 || node >= m->nnodes || pci_split(pci, &d, &b, &v) < 0)
+	if (node < 0 || node >= m->nnodes || !pci[0])
 		return -1;
 	for (int32_t i = 0; i < m->gpus_per_node; i++) {
 		const char *p = m->pci[model_gpu(m, node, i)];
 
-		if (p[0] && pci_split(p, &d2, &b2, &v2) == 0 && d == d2 && b == b2 && v == v2)
+		if (p[0] && pci_same_device(p, pci))
 			return i;
 	}
 	return -1;
@@ -135,40 +151,85 @@ static void xid_line(struct stream *s, const char *line, size_t len, int64_t now
 		reject(s, line, len, err ? err : "malformed XID line", now);
 		return;
 	}
-	if (r.sxid)
-		return;   /* NVSwitch errors: not tied to a GPU; kept for a later fabric view */
+	if (sxid_continuation(&r))
+		return;   /* Severity / Data lines of the SXid event just emitted */
 	struct event ev = ev_new(s, EV_XID, now);
 
-	ev.u.xid = (struct ev_xid){s->node, gpu_of_pci(s->model, s->node, r.pci), r.code, r.pid, r.pci, r.text};
+	ev.u.xid = (struct ev_xid){s->node, r.sxid ? -1 : gpu_of_pci(s->model, s->node, r.pci), r.code, r.pid,
+				   r.pci, r.text, r.sxid, r.link, r.fatal};
 	s->records++;
-	trace("xid node %d code %d", s->node, r.code);
+	trace("%s node %d code %d", r.sxid ? "sxid" : "xid", s->node, r.code);
 	bus_emit(s->bus, &ev);
 }
 
 /* ---- IB counters: one dump per blank line ---- */
 
+/* Rails of the ports seen so far, then one event per port of this dump that
+ * is a fabric rail, in rail order. Ethernet ports (RoCE, bonds) are not
+ * rails and their counters are not reported. */
 static void ib_flush(struct stream *s, int64_t now)
 {
-	for (int rail = 0; rail < 32; rail++) {
-		if (!(s->ib_seen & (1u << rail)))
-			continue;
-		struct event ev = ev_new(s, EV_IB, now);
+	const char *names[STREAM_IB_DEVS];
+	int32_t ll[STREAM_IB_DEVS], rail[STREAM_IB_DEVS];
+	int n = s->ib_ndev;
 
-		ev.u.ib = s->ib[rail];
-		ev.u.ib.node = s->node;
-		ev.u.ib.port = rail;
-		bus_emit(s->bus, &ev);
-		s->records++;
+	for (int i = 0; i < n; i++) {
+		names[i] = s->ib[i].name;
+		ll[i] = s->ib[i].link_layer;
 	}
-	s->ib_seen = 0;
-	memset(s->ib, 0, sizeof *s->ib * 32);
+	ib_assign_rails(names, ll, n, (const char *const *)s->rails, s->nrails, rail);
+	for (int32_t r = 0; r < STREAM_IB_DEVS; r++)
+		for (int i = 0; i < n; i++) {
+			if (!s->ib[i].seen || rail[i] != r)
+				continue;
+			if (r >= s->model->topo.rails) {
+				char why[96];
+
+				snprintf(why, sizeof why, "IB device %s would be rail %d; the cluster has %d rails",
+					 names[i], r, s->model->topo.rails);
+				reject(s, names[i], strlen(names[i]), why, now);
+				continue;
+			}
+			struct event ev = ev_new(s, EV_IB, now);
+
+			ev.u.ib = s->ib[i].ev;
+			ev.u.ib.node = s->node;
+			ev.u.ib.port = r;
+			bus_emit(s->bus, &ev);
+			s->records++;
+		}
+	for (int i = 0; i < n; i++) {
+		s->ib[i].seen = 0;
+		memset(&s->ib[i].ev, 0, sizeof s->ib[i].ev);
+	}
+}
+
+/* The port's slot, added if new; NULL when the table is full. */
+static struct stream_ib *ib_port(struct stream *s, const struct ib_rec *r)
+{
+	char name[40];
+
+	if (r->port == 1)
+		snprintf(name, sizeof name, "%s", r->dev);
+	else
+		snprintf(name, sizeof name, "%s/%d", r->dev, r->port);
+	for (int i = 0; i < s->ib_ndev; i++)
+		if (!strcmp(s->ib[i].name, name))
+			return &s->ib[i];
+	if (s->ib_ndev == STREAM_IB_DEVS)
+		return NULL;
+	struct stream_ib *p = &s->ib[s->ib_ndev++];
+
+	memset(p, 0, sizeof *p);
+	memcpy(p->name, name, sizeof p->name);
+	return p;
 }
 
 static void ib_line(struct stream *s, const char *line, size_t len, int64_t now)
 {
 	struct ib_rec r;
 	const char *err = NULL;
-	int rc, rail;
+	int rc;
 
 	if (len == 0) {
 		ib_flush(s, now);
@@ -179,17 +240,26 @@ static void ib_line(struct stream *s, const char *line, size_t len, int64_t now)
 			reject(s, line, len, err ? err : "malformed counter line", now);
 		return;
 	}
-	rail = ib_dev_rail(r.dev);
-	if (rail < 0 || rail >= 32 || rail >= s->model->topo.rails) {
-		reject(s, line, len, "IB device is not a known rail", now);
+	struct stream_ib *d = ib_port(s, &r);
+
+	if (!d) {
+		reject(s, line, len, "more than 32 IB ports on one node", now);
 		return;
 	}
-	struct ev_ib *p = &s->ib[rail];
+	if (r.counter == IB_LINK_LAYER_FILE) {
+		d->link_layer = r.link_layer;
+		return;
+	}
+	struct ev_ib *p = &d->ev;
 	uint32_t bit = r.counter < 0 ? 0x80000000u : 1u << r.counter;
 
-	if ((s->ib_seen & (1u << rail)) && (p->have & bit))
+	if (d->seen && (p->have & bit)) {
 		ib_flush(s, now);   /* a counter again: a new dump without a blank line */
-	s->ib_seen |= 1u << rail;
+		p = &d->ev;
+	}
+	d->seen = 1;
+	if (r.unknown)
+		return;   /* "N/A (no PMA)": unknown, its have bit stays clear */
 	p->have |= bit;
 	if (r.counter < 0)
 		p->state = r.state;
@@ -351,7 +421,7 @@ void stream_feed(struct stream *s, const char *buf, size_t n, int64_t now)
 				s->discarding = 0;
 		} else if (s->line.len + take > PARSE_LINE_MAX) {
 			reject(s, s->line.len ? s->line.s : buf, s->line.len ? s->line.len : take,
-			       "line longer than 4096 bytes", now);
+			       "line longer than 65536 bytes", now);
 			sbuf_reset(&s->line);
 			s->discarding = nl == NULL;
 		} else if (!nl) {

@@ -26,14 +26,30 @@ struct stream {
 	struct nvsmi_layout layout;   /* from a header line, else by column count: */
 	int have_header;
 	struct nvsmi_layout short_layout;   /* the 11-column query of DESIGN.md 5 */
-	struct ev_ib *ib;             /* IB: counters gathered per rail (32) in one dump */
-	uint32_t ib_seen;             /* rails with data in the current dump */
+	struct stream_ib *ib;         /* IB: the node's HCA ports (STREAM_IB_DEVS) */
+	int ib_ndev;
+	char **rails;                 /* site mapping (probe ib -rails): names in rail order */
+	int nrails;
 	uint64_t lines, records, rejected;
+};
+
+/* IB: one HCA port as a stream knows it. Ports are remembered (and their
+ * link layer) from dump to dump, so a device missing from one dump does not
+ * move the rails of the others; counters are gathered per dump. */
+#define STREAM_IB_DEVS 32
+struct stream_ib {
+	char name[40];                /* "mlx5_3", or "mlx4_0/2" for a second port */
+	int32_t link_layer;           /* enum ib_link_layer, kept once seen */
+	int seen;                     /* data in the current dump */
+	struct ev_ib ev;              /* the current dump's counters and state */
 };
 
 void stream_init(struct stream *s, struct bus *bus, const struct model *m, int32_t node,
 		 enum fmt fmt, const char *source);
 void stream_free(struct stream *s);
+/* IB: rails from a site mapping (device names in rail order), instead of the
+ * order of the InfiniBand devices (ib_assign_rails()). n = 0 clears it. */
+void stream_set_rails(struct stream *s, const char *const *names, int n);
 /* Feed bytes; complete lines are parsed at once, stamped with time now. */
 void stream_feed(struct stream *s, const char *buf, size_t n, int64_t now);
 /* End of output (command exited or document complete): parse what is left. */

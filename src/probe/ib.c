@@ -7,9 +7,15 @@
  *   /sys/class/infiniband/mlx5_3/ports/1/hw_counters/rnr_nak_retry_err 0
  *   /sys/class/infiniband/mlx5_3/ports/1/counters_ext/port_xmit_data_64:123
  *   /sys/class/infiniband/mlx5_3/ports/1/state:4: ACTIVE
+ *   /sys/class/infiniband/mlx5_bond_0/ports/1/link_layer:Ethernet
+ *   /sys/class/infiniband/mlx4_0/ports/1/counters/link_downed:N/A (no PMA)
  *
- * Counters of enum ib_counter and the port state are kept (1); other
- * well-formed files are not (0); anything else is malformed (-1).
+ * Counters of enum ib_counter, the port state and the link layer are kept
+ * (1); other well-formed files are not (0); anything else is malformed (-1).
+ * A counter the HCA cannot give ("N/A (no PMA)": no performance management
+ * agent) is kept as unknown, never as a number. Rails come from the link
+ * layer and the order of the devices, or from a site mapping, never from the
+ * digits of a name (ib_assign_rails()).
  */
 #include <string.h>
 #include "parse.h"
@@ -30,18 +36,59 @@ static int span_is(struct span s, const char *lit)
 	return s.n == n && !memcmp(s.p, lit, n);
 }
 
-int ib_dev_rail(const char *dev)
+int ib_dev_cmp(const char *a, const char *b)
 {
-	size_t n = strlen(dev), i = n;
-	int v = 0;
+	while (*a && *b) {
+		if (dig(*a) && dig(*b)) {   /* compare digit runs as numbers */
+			const char *x = a, *y = b;
 
-	while (i > 0 && dig(dev[i - 1]))
-		i--;
-	if (i == n || n - i > 6)
-		return -1;
-	for (; i < n; i++)
-		v = v * 10 + (dev[i] - '0');
-	return v;
+			while (*x == '0' && dig(x[1]))
+				x++;
+			while (*y == '0' && dig(y[1]))
+				y++;
+			a = x;
+			b = y;
+			while (dig(*x))
+				x++;
+			while (dig(*y))
+				y++;
+			if (x - a != y - b)
+				return x - a < y - b ? -1 : 1;
+			int c = memcmp(a, b, (size_t)(x - a));
+
+			if (c)
+				return c < 0 ? -1 : 1;
+			a = x;
+			b = y;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return *a ? 1 : *b ? -1 : 0;
+}
+
+void ib_assign_rails(const char *const *devs, const int32_t *ll, int n, const char *const *map, int nmap,
+		     int32_t *rail)
+{
+	for (int i = 0; i < n; i++) {
+		rail[i] = -1;
+		if (nmap > 0) {
+			for (int k = 0; k < nmap; k++)
+				if (!strcmp(devs[i], map[k]))
+					rail[i] = k;
+			continue;
+		}
+		if (ll[i] == IBL_ETHERNET)
+			continue;
+		rail[i] = 0;   /* its rank among the fabric devices */
+		for (int k = 0; k < n; k++)
+			if (k != i && ll[k] != IBL_ETHERNET &&
+			    (ib_dev_cmp(devs[k], devs[i]) < 0 || (ib_dev_cmp(devs[k], devs[i]) == 0 && k < i)))
+				rail[i]++;
+	}
 }
 
 /* Unsigned 64-bit decimal, digits only. */
@@ -151,21 +198,38 @@ static int classify(struct span *c, int k, struct span v, struct ib_rec *out, co
 		*err = "bad port number";
 		return -1;
 	}
+	if (k == 4 && span_is(c[3], "link_layer")) {
+		out->counter = IB_LINK_LAYER_FILE;
+		if (span_is(v, "InfiniBand"))
+			out->link_layer = IBL_INFINIBAND;
+		else if (span_is(v, "Ethernet"))
+			out->link_layer = IBL_ETHERNET;
+		else {
+			*err = "bad link layer (InfiniBand or Ethernet)";
+			return -1;
+		}
+		return 1;
+	}
 	if (k == 4 && span_is(c[3], "state")) {
 		if (parse_state(v, &out->state)) {
 			*err = "bad port state";
 			return -1;
 		}
-		out->counter = -1;
+		out->counter = IB_STATE_FILE;
 		return 1;
 	}
 	if (k == 5 && (span_is(c[3], "counters") || span_is(c[3], "hw_counters") ||
 		       span_is(c[3], "counters_ext"))) {
+		out->counter = counter_from(c[3], c[4]);
+		if (span_is(v, "N/A (no PMA)") || span_is(v, "N/A")) {
+			out->unknown = 1;   /* the HCA cannot count it: unknown, not 0 */
+			return out->counter >= 0;
+		}
 		if (parse_u64(v, &out->value)) {
 			*err = "counter value is not an unsigned 64-bit number";
+			out->counter = -1;
 			return -1;
 		}
-		out->counter = counter_from(c[3], c[4]);
 		return out->counter >= 0;
 	}
 	return 0;   /* phys_state, rate, gids/0, ... */
@@ -178,7 +242,7 @@ int ib_parse_line(const char *line, size_t len, struct ib_rec *out, const char *
 	int k;
 
 	memset(out, 0, sizeof *out);
-	out->counter = -1;
+	out->counter = IB_STATE_FILE;
 	if (len && line[len - 1] == '\r')
 		len--;
 	while (len && (line[len - 1] == ' ' || line[len - 1] == '\t'))

@@ -5,9 +5,12 @@
  * A line is (ptr, len) and may hold anything: NULs, control bytes, units or
  * none, "[N/A]" and friends. Fields are split on commas (nvidia-smi prints
  * ", "); each column the layout knows is checked for its unit and range.
- * No allocation, no strtod, no sscanf: one pass over the line, hand-rolled
- * decimal parsing, so 10,240 lines cost well under a millisecond or two.
+ * A query may have any number of columns (exporters ask for every field the
+ * driver knows, 200-250 of them): the header names say which are ours, the
+ * rest are skipped. No allocation, no strtod, no sscanf: one pass over the
+ * line, hand-rolled decimal parsing, so 10,240 lines cost a millisecond or two.
  */
+#include <stdio.h>
 #include <string.h>
 #include "parse.h"
 #include "../util.h"
@@ -29,6 +32,7 @@ struct col_name {
 static const struct col_name col_names[] = {
 	{"index", NVC_INDEX},
 	{"uuid", NVC_UUID}, {"gpu_uuid", NVC_UUID},
+	{"name", NVC_NAME}, {"gpu_name", NVC_NAME},
 	{"pci.bus_id", NVC_PCI}, {"gpu_bus_id", NVC_PCI},
 	{"utilization.gpu", NVC_UTIL},
 	{"memory.used", NVC_MEM_USED},
@@ -75,14 +79,15 @@ static const struct met_spec specs[NVC_COUNT] = {
 
 /* ---- layouts ---- */
 
+/* Appends column c; a known column seen before is skipped (first wins). */
 static void layout_add(struct nvsmi_layout *l, enum nvsmi_col c, unsigned *seen)
 {
-	if (c != NVC_OTHER) {
-		if (*seen & (1u << c))
-			c = NVC_OTHER;
+	if (c < NVC_OTHER && !(*seen & (1u << c))) {
 		*seen |= 1u << c;
+		l->pos[l->nknown] = (uint16_t)l->ncols;
+		l->col[l->nknown++] = (uint8_t)c;
 	}
-	l->col[l->ncols++] = c;
+	l->ncols++;
 }
 
 static struct span trim(const char *p, size_t n)
@@ -101,14 +106,14 @@ void nvsmi_layout_from_query(struct nvsmi_layout *l, const char *query)
 	const char *p = query, *end = query + strlen(query);
 	unsigned seen = 0;
 
-	l->ncols = 0;
+	l->ncols = l->nknown = 0;
 	while (p <= end) {
 		const char *c = memchr(p, ',', (size_t)(end - p));
 		const char *e = c ? c : end;
 		struct span f = trim(p, (size_t)(e - p));
 
 		if (l->ncols == NVSMI_MAX_COLS) {
-			l->ncols = 0;   /* unusable: every line will be rejected */
+			l->ncols = l->nknown = 0;   /* unusable: every line will be rejected */
 			return;
 		}
 		layout_add(l, col_from_name(f.p, f.n), &seen);
@@ -197,26 +202,6 @@ static size_t next_comma(const char *s, size_t i, size_t n)
 	return n;
 }
 
-/* Splits on commas into trimmed fields: the count, -1 if there are more
- * than max, -2 on a control or NUL byte. */
-static int split_fields(const char *s, size_t n, struct span *f, int max)
-{
-	int k = 0;
-	size_t start = 0, i;
-
-	if (has_control(s, n))
-		return -2;
-	for (;;) {
-		i = next_comma(s, start, n);
-		if (k == max)
-			return -1;
-		f[k++] = trim(s + start, i - start);
-		if (i == n)
-			return k;
-		start = i + 1;
-	}
-}
-
 static int is_lower(char c) { return c >= 'a' && c <= 'z'; }
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -248,28 +233,38 @@ static size_t strip_cr(const char *line, size_t len)
 
 int nvsmi_parse_header(const char *line, size_t len, struct nvsmi_layout *l)
 {
-	struct span f[NVSMI_MAX_COLS], name;
-	struct nvsmi_layout tmp = {0};
+	struct nvsmi_layout tmp;
+	struct span name;
 	unsigned seen = 0;
-	int n, known = 0;
+	size_t start = 0, i;
 
 	len = strip_cr(line, len);
-	if (len > PARSE_LINE_MAX)
+	if (len > PARSE_LINE_MAX || !len || has_control(line, len))
 		return 0;
-	n = split_fields(line, len, f, NVSMI_MAX_COLS);
-	if (n <= 0)
-		return 0;
-	for (int i = 0; i < n; i++) {
-		if (!header_field(f[i], &name))
+	memset(&tmp, 0, sizeof tmp);
+	for (;;) {
+		i = next_comma(line, start, len);
+		if (tmp.ncols == NVSMI_MAX_COLS || !header_field(trim(line + start, i - start), &name))
 			return 0;
-		enum nvsmi_col c = col_from_name(name.p, name.n);
-		known += c != NVC_OTHER;
-		layout_add(&tmp, c, &seen);
+		layout_add(&tmp, col_from_name(name.p, name.n), &seen);
+		if (i == len)
+			break;
+		start = i + 1;
 	}
-	if (!known)
+	if (!tmp.nknown)
 		return 0;
 	*l = tmp;
 	return 1;
+}
+
+const char *nvsmi_reject_reason(int have_header, int ncols_line, int ncols_layout, char *buf, size_t cap)
+{
+	if (!have_header)
+		snprintf(buf, cap, "no header, cannot map columns (%d columns; print the header: "
+			 "--format=csv without noheader)", ncols_line);
+	else
+		snprintf(buf, cap, "wrong number of columns: %d, the header has %d", ncols_line, ncols_layout);
+	return buf;
 }
 
 /* ---- values ---- */
@@ -443,6 +438,10 @@ static int parse_field(enum nvsmi_col c, struct span v, struct nvsmi_rec *r, con
 		return parse_ident(v, r->uuid, sizeof r->uuid, 0, err);
 	case NVC_PCI:
 		return parse_ident(v, r->pci, sizeof r->pci, 1, err);
+	case NVC_NAME:
+		if (!is_unknown(v))   /* printable: control bytes were refused already */
+			parse_copy(r->name, sizeof r->name, v.p, v.n);
+		return 0;
 	case NVC_OTHER:
 	case NVC_COUNT:
 		return 0;
@@ -454,7 +453,7 @@ static int parse_field(enum nvsmi_col c, struct span v, struct nvsmi_rec *r, con
 static void rec_init(struct nvsmi_rec *r)
 {
 	r->index = -1;
-	r->uuid[0] = r->pci[0] = '\0';
+	r->uuid[0] = r->pci[0] = r->name[0] = '\0';
 	for (int i = 0; i < MET_COUNT; i++)
 		r->m[i] = MET_UNKNOWN;
 }
@@ -462,8 +461,8 @@ static void rec_init(struct nvsmi_rec *r)
 int nvsmi_parse_line(const char *line, size_t len, const struct nvsmi_layout *l,
 		     struct nvsmi_rec *out, const char **err)
 {
-	struct span f[NVSMI_MAX_COLS];
-	int n;
+	size_t start = 0, i;
+	int k = 0, want = 0;
 
 	rec_init(out);
 	len = strip_cr(line, len);
@@ -471,17 +470,25 @@ int nvsmi_parse_line(const char *line, size_t len, const struct nvsmi_layout *l,
 		*err = "line too long";
 		return -1;
 	}
-	n = split_fields(line, len, f, NVSMI_MAX_COLS);
-	if (n == -2) {
+	if (has_control(line, len)) {
 		*err = "control or NUL byte in line";
 		return -1;
 	}
-	if (!l || l->ncols <= 0 || n != l->ncols) {
+	if (!l || l->ncols <= 0 || nvsmi_count_fields(line, len) != l->ncols) {
 		*err = "wrong number of columns";
 		return -1;
 	}
-	for (int i = 0; i < n; i++)
-		if (parse_field(l->col[i], f[i], out, err))
-			return -1;
-	return 0;
+	for (;; k++) {
+		i = next_comma(line, start, len);
+		if (want < l->nknown && l->pos[want] == k) {
+			if (parse_field((enum nvsmi_col)l->col[want], trim(line + start, i - start), out, err)) {
+				rec_init(out);
+				return -1;
+			}
+			want++;
+		}
+		if (i == len || want == l->nknown)
+			return 0;
+		start = i + 1;
+	}
 }

@@ -15,7 +15,19 @@
 #include <stdint.h>
 #include "../event.h"
 
-#define PARSE_LINE_MAX 4096     /* longer lines are rejected by streams */
+/* Longer lines are rejected by streams. 64 KiB: an nvidia-smi header of every
+ * field the driver knows (200-250 columns) is 6-8 KiB. */
+#define PARSE_LINE_MAX 65536
+
+/* PCI addresses as the kernel ("0000:18:00"), nvidia-smi ("00000000:18:00.0")
+ * and NVSwitch lines ("0000:0b:00.0") print them, in one form: lower-case hex,
+ * a 4-digit domain (more when it is wider), "dddd:bb:dd", and ".f" when keep_fn
+ * and the input had a function. A missing domain is 0. Returns 0, or -1 if s
+ * is not a PCI address (out is then ""). out must hold 24 bytes. */
+int pci_normalize(const char *s, size_t n, int keep_fn, char out[24]);
+/* Same domain, bus and device (the function is ignored); 0 if either is not
+ * a PCI address. */
+int pci_same_device(const char *a, const char *b);
 
 /* Copies at most cap-1 bytes of src[0..n) into dst and NUL-terminates it
  * (cap > 0). A cut never splits a UTF-8 sequence. Returns bytes copied. */
@@ -33,13 +45,18 @@ int parse_cli(int argc, char **argv);
 enum nvsmi_col {
 	NVC_INDEX, NVC_UUID, NVC_PCI, NVC_UTIL, NVC_MEM_USED, NVC_MEM_TOTAL,
 	NVC_TEMP, NVC_POWER, NVC_POWER_LIMIT, NVC_SM_CLOCK, NVC_ECC_UNCORR,
-	NVC_THROTTLE, NVC_OTHER, NVC_COUNT
+	NVC_THROTTLE, NVC_NAME, NVC_OTHER, NVC_COUNT
 };
 
-#define NVSMI_MAX_COLS 64
+/* A layout holds the number of columns and where the known ones are, so a
+ * query of any width costs the same few bytes: sites query 100-250 fields
+ * (every one --help-query-gpu lists) and the header names map them. */
+#define NVSMI_MAX_COLS 32768    /* a 64 KiB line holds no more fields */
 struct nvsmi_layout {
-	int ncols;
-	enum nvsmi_col col[NVSMI_MAX_COLS];
+	int ncols;                  /* 0: unusable, every line is rejected */
+	int nknown;                 /* known columns, in column order */
+	uint16_t pos[NVC_OTHER];
+	uint8_t col[NVC_OTHER];     /* enum nvsmi_col */
 };
 
 /* The query myriad runs by default (DESIGN.md section 5, plus pci.bus_id so
@@ -68,43 +85,91 @@ struct nvsmi_rec {
 	char uuid[48];                 /* "" if absent or [N/A] */
 	char pci[24];                  /* "" if absent or [N/A] */
 	int32_t m[MET_COUNT];          /* MET_UNKNOWN for [N/A], [Not Supported], absent */
+	char name[64];                 /* "NVIDIA H100 80GB HBM3"; "" if absent or [N/A] */
 };
-/* One data line, with or without units ("100 %", "631.95 W"). 0 or -1. */
+/* One data line, with or without units ("100 %", "631.95 W"). 0 or -1.
+ * A line whose field count is not the layout's gives -1 with err
+ * "wrong number of columns" (nvsmi_reject_reason() says more). */
 int nvsmi_parse_line(const char *line, size_t len, const struct nvsmi_layout *l,
 		     struct nvsmi_rec *out, const char **err);
 
-/* ---- kernel log: NVRM Xid lines (plain dmesg, dmesg -T, journald, short-iso) ---- */
+/* Why a data line does not fit: "no header, cannot map columns" when no
+ * header was seen and the count matches no built-in query, else the counts.
+ * Writes into buf (cap bytes) and returns it. */
+const char *nvsmi_reject_reason(int have_header, int ncols_line, int ncols_layout,
+				char *buf, size_t cap);
+
+/* ---- kernel log: NVRM Xid and NVSwitch SXid lines ----
+ * Every time stamp dmesg and journald print: dmesg's "[  12.345678]",
+ * -T/--ctime, --time-format=iso ("2025-01-21T04:41:44,283302+00:00"),
+ * --decode's "kern  :err   : " prefix; journald's short, short-precise,
+ * short-iso, short-iso-precise, short-full, short-unix, short-monotonic. */
+
+/* SXid lines come in parts: the event ("Non-fatal, Link 44 ..."), then
+ * "Severity 0 Engine instance 44 ..." and "Data {0x...}" lines. */
+enum sxid_part { SXID_NONE, SXID_EVENT, SXID_SEVERITY, SXID_DATA };
 
 struct xid_rec {
 	int32_t code;
 	int32_t pid;                   /* -1 for "<unknown>" or absent */
-	char pci[24];                  /* "0000:18:00" as printed */
+	char pci[24];                  /* normalised: "0000:18:00", ".f" kept for SXid */
 	char host[64];                 /* host from a journald prefix, "" otherwise */
-	char name[64];                 /* process name= field, "" if absent */
-	int64_t time;                  /* us from a dmesg -T or short-iso prefix; 0 if none
-	                                * (journald's "Aug 11 03:14:22" has no year: 0) */
+	char name[64];                 /* process name= field, "" if absent or <unknown> */
+	int64_t time;                  /* us since the epoch; 0 if the stamp has none
+	                                * (journald's "Aug 11 03:14:22" has no year) */
 	int sxid;                      /* 1 for NVSwitch "SXid" lines */
 	char text[256];                /* message after the pid/name fields */
+	int32_t sxid_part;             /* enum sxid_part, SXID_NONE for an Xid */
+	int32_t link;                  /* SXid "Link 44": 44; -1 if none */
+	int32_t fatal;                 /* SXid: 1 "Fatal", 0 "Non-fatal", -1 not said */
+	int32_t severity;              /* SXid "Severity N" line: N; -1 otherwise */
 };
 /* Returns 1 for an XID line, 0 for a line that is not about an XID (ignore
  * it), -1 for an XID line that is malformed. */
 int xid_parse_line(const char *line, size_t len, struct xid_rec *out, const char **err);
+/* kstamp.c: skips the time stamp, host and "kernel: " before a kernel
+ * message; sets *time (us, 0 if the stamp has none) and host ("" if none,
+ * hostcap > 0). Returns the offset of the message. */
+size_t kmsg_skip_prefixes(const char *s, size_t n, int64_t *time, char *host, size_t hostcap);
+
+/* NVSwitch SXid events span lines: the event line ("Non-fatal, Link 44 ...")
+ * is the record; the driver prints its "Severity ..." and "Data {...}" lines
+ * right after it, and they are folded into it: sxid_continuation() is 1 for
+ * them and the caller makes no record of them (so one fault does not count
+ * three times). One with no event line before it is the tail of an event
+ * printed before the capture began: folded away the same. */
+int sxid_continuation(const struct xid_rec *r);
 
 /* ---- InfiniBand sysfs counters: "PATH VALUE" or "PATH:VALUE" lines ----
- * PATH like /sys/class/infiniband/mlx5_3/ports/1/counters/symbol_error
- * or .../ports/1/state with value "4: ACTIVE". */
+ * PATH like /sys/class/infiniband/mlx5_3/ports/1/counters/symbol_error,
+ * .../ports/1/state with value "4: ACTIVE", .../ports/1/link_layer with
+ * "InfiniBand" or "Ethernet" (RoCE). */
+#define IB_STATE_FILE (-1)              /* ib_rec.counter for ports/N/state */
+#define IB_LINK_LAYER_FILE (-2)         /* ib_rec.counter for ports/N/link_layer */
+enum ib_link_layer { IBL_UNKNOWN, IBL_INFINIBAND, IBL_ETHERNET };
 struct ib_rec {
 	char dev[32];                  /* "mlx5_3" */
 	int32_t port;                  /* 1 */
-	int32_t counter;               /* enum ib_counter, or -1 for the state file */
-	int32_t state;                 /* enum ib_port_state when counter == -1 */
+	int32_t counter;               /* enum ib_counter, IB_STATE_FILE or IB_LINK_LAYER_FILE */
+	int32_t state;                 /* enum ib_port_state for IB_STATE_FILE */
 	uint64_t value;
+	int32_t unknown;               /* 1: the counter cannot be read ("N/A (no PMA)") */
+	int32_t link_layer;            /* enum ib_link_layer for IB_LINK_LAYER_FILE */
 };
-/* 1 for a counter/state line we keep, 0 for a well-formed line we do not
- * keep (another counter, blank), -1 for a malformed line. */
+/* 1 for a counter/state/link_layer line we keep, 0 for a well-formed line we
+ * do not keep (another counter, blank), -1 for a malformed line. */
 int ib_parse_line(const char *line, size_t len, struct ib_rec *out, const char **err);
-/* "mlx5_3" -> 3, the rail. -1 if the name has no trailing number. */
-int ib_dev_rail(const char *dev);
+
+/* Rails from the hardware, not from names. devs[0..n) are the HCAs a node
+ * showed, ll[i] their link layer (enum ib_link_layer). With a site mapping
+ * (map[0..nmap), device names in rail order) a device's rail is its place
+ * in the map, -1 if it is not in it. Without one, Ethernet devices (RoCE,
+ * bonds) are not fabric rails (-1) and the others take rails 0, 1, ... in
+ * natural name order (mlx5_2 before mlx5_10). rail[i] gets the result. */
+void ib_assign_rails(const char *const *devs, const int32_t *ll, int n,
+		     const char *const *map, int nmap, int32_t *rail);
+/* Natural order of device names: "mlx5_2" < "mlx5_10". */
+int ib_dev_cmp(const char *a, const char *b);
 
 /* ---- Slurm JSON (sinfo --json, squeue --json; openapi v0.0.37+) ---- */
 

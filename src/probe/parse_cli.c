@@ -4,7 +4,10 @@
  * stdout, so that what a node prints can be checked by hand and in tests.
  *
  * Line formats (nvidia-smi, xid, ib-counters) go line by line; lines longer
- * than PARSE_LINE_MAX are rejected without being held in memory. Document
+ * than PARSE_LINE_MAX are rejected without being held in memory. SXid
+ * events are folded (one record per event, not per line); IB records wait
+ * for the end of their dump (a blank line or the end) to know their rails,
+ * which come from the link layer and the order of the devices. Document
  * formats (slurm-nodes, slurm-jobs, facility) read the whole input.
  * stderr gets "myriad: parse: line N: ERROR" per rejected line and a final
  * "myriad: parse: R records, E rejected". Exit 0 if nothing was rejected,
@@ -27,6 +30,11 @@ struct run {
 	struct sbuf out;
 	struct nvsmi_layout def, shrt, hdr;
 	int have_hdr;
+	struct ib_rec *ib;          /* ib-counters: the current dump's records */
+	size_t nib, ib_cap;
+	char ib_devs[32][40];       /* every port seen, for the rails */
+	int32_t ib_ll[32];
+	int ib_ndev;
 };
 
 /* ---- JSON output ---- */
@@ -112,6 +120,7 @@ static void out_nvsmi(struct run *r, const struct nvsmi_rec *g)
 			put_int(b, metric_name((enum metric)m), v, v != MET_UNKNOWN);
 		}
 	}
+	put_str(b, "name", g->name);
 	emit(r);
 }
 
@@ -128,29 +137,83 @@ static void out_xid(struct run *r, const struct xid_rec *x)
 	put_time(b, "time", x->time);
 	key(b, "sxid");
 	sbuf_adds(b, x->sxid ? "true" : "false");
+	if (x->sxid) {
+		put_int(b, "link", x->link, x->link >= 0);
+		key(b, "fatal");
+		sbuf_adds(b, x->fatal == 1 ? "true" : x->fatal == 0 ? "false" : "null");
+	}
 	key(b, "text");
 	sbuf_json_str(b, x->text);
 	emit(r);
 }
 
-static void out_ib(struct run *r, const struct ib_rec *i)
+static void ib_name(const struct ib_rec *i, char name[40])
 {
+	if (i->port == 1)
+		snprintf(name, 40, "%s", i->dev);
+	else
+		snprintf(name, 40, "%s/%d", i->dev, i->port);
+}
+
+static void out_ib(struct run *r, const struct ib_rec *i, int32_t rail)
+{
+	static const char *const ll_names[] = {NULL, "InfiniBand", "Ethernet"};
 	struct sbuf *b = &r->out;
-	int rail = ib_dev_rail(i->dev);
 
 	begin(r);
 	put_str(b, "dev", i->dev);
 	put_int(b, "port", i->port, 1);
 	put_int(b, "rail", rail, rail >= 0);
-	if (i->counter < 0) {
+	if (i->counter == IB_LINK_LAYER_FILE) {
+		put_str(b, "counter", "link_layer");
+		put_str(b, "link_layer", ll_names[i->link_layer]);
+	} else if (i->counter == IB_STATE_FILE) {
 		put_str(b, "counter", "state");
 		put_int(b, "state", i->state, 1);
 	} else {
 		put_str(b, "counter", ib_counter_name((enum ib_counter)i->counter));
 		key(b, "value");
-		sbuf_printf(b, "%" PRIu64, i->value);
+		if (i->unknown)
+			sbuf_adds(b, "null");
+		else
+			sbuf_printf(b, "%" PRIu64, i->value);
 	}
 	emit(r);
+}
+
+/* The end of a dump: rails for every port seen so far, then its records. */
+static void ib_dump_end(struct run *r)
+{
+	const char *names[32];
+	int32_t rail[32];
+	char name[40];
+
+	for (size_t k = 0; k < r->nib; k++) {
+		int i;
+
+		ib_name(&r->ib[k], name);
+		for (i = 0; i < r->ib_ndev && strcmp(r->ib_devs[i], name); i++)
+			;
+		if (i == r->ib_ndev && i < 32) {
+			memcpy(r->ib_devs[i], name, sizeof name);
+			r->ib_ll[i] = IBL_UNKNOWN;
+			r->ib_ndev++;
+		}
+		if (i < 32 && r->ib[k].counter == IB_LINK_LAYER_FILE)
+			r->ib_ll[i] = r->ib[k].link_layer;
+	}
+	for (int i = 0; i < r->ib_ndev; i++)
+		names[i] = r->ib_devs[i];
+	ib_assign_rails(names, r->ib_ll, r->ib_ndev, NULL, 0, rail);
+	for (size_t k = 0; k < r->nib; k++) {
+		int i;
+
+		ib_name(&r->ib[k], name);
+		for (i = 0; i < r->ib_ndev && strcmp(r->ib_devs[i], name); i++)
+			;
+		out_ib(r, &r->ib[k], i < r->ib_ndev ? rail[i] : -1);
+	}
+	r->nib = 0;
 }
 
 static void out_node(void *ctx, const struct slurm_node_rec *n)
@@ -242,27 +305,42 @@ static int one_line(struct run *r, const char *s, size_t n, const char **err)
 	case FMT_NVSMI: {
 		struct nvsmi_rec g;
 
+		static char why[160];
+		const struct nvsmi_layout *l;
+
 		if (nvsmi_parse_header(s, n, &r->hdr)) {
 			r->have_hdr = 1;
 			return 0;
 		}
-		if (nvsmi_parse_line(s, n, nvsmi_pick(r, s, n), &g, err) < 0)
+		l = nvsmi_pick(r, s, n);
+		if (nvsmi_parse_line(s, n, l, &g, err) < 0) {
+			if (*err && !strcmp(*err, "wrong number of columns"))
+				*err = nvsmi_reject_reason(r->have_hdr, nvsmi_count_fields(s, n), l->ncols, why,
+							   sizeof why);
 			return -1;
+		}
 		out_nvsmi(r, &g);
 		return 1;
 	}
 	case FMT_XID: {
 		struct xid_rec x;
 
-		if ((rc = xid_parse_line(s, n, &x, err)) == 1)
+		if ((rc = xid_parse_line(s, n, &x, err)) == 1 && sxid_continuation(&x))
+			return 0;   /* folded into its SXid event */
+		if (rc == 1)
 			out_xid(r, &x);
 		return rc;
 	}
 	case FMT_IB: {
 		struct ib_rec i;
 
-		if ((rc = ib_parse_line(s, n, &i, err)) == 1)
-			out_ib(r, &i);
+		if ((rc = ib_parse_line(s, n, &i, err)) == 1) {
+			if (r->nib == r->ib_cap) {
+				r->ib_cap = r->ib_cap ? r->ib_cap * 2 : 64;
+				r->ib = xrealloc(r->ib, sizeof *r->ib * r->ib_cap);
+			}
+			r->ib[r->nib++] = i;
+		}
 		return rc;
 	}
 	default:
@@ -344,11 +422,16 @@ static void run_lines(struct run *r, FILE *f)
 		lineno++;
 		err = NULL;
 		if (too_long)
-			reject_line(r, lineno, "line longer than PARSE_LINE_MAX (4096) bytes");
+			reject_line(r, lineno, "line longer than 65536 bytes");
 		else if (!is_blank(s, n) && one_line(r, s, n, &err) < 0)
 			reject_line(r, lineno, err);
+		else if (r->fmt == FMT_IB && is_blank(s, n))
+			ib_dump_end(r);
 	}
+	if (r->fmt == FMT_IB)
+		ib_dump_end(r);
 	free(rd);
+	free(r->ib);
 }
 
 /* ---- document formats ---- */

@@ -129,13 +129,23 @@ static int cmd_service(struct myriad *app, int argc, char **argv, char **err)
 	return inventory_add_service(app, argv[1], host, &o, &so, err);
 }
 
+/* probe NAME ?-command CMD? ?-rails LIST? (-rails: ib only) */
 static int cmd_probe(struct myriad *app, int argc, char **argv, char **err)
 {
-	if (argc != 4 || strcmp(argv[2], "-command")) {
-		*err = xstrdup("usage: probe NAME -command CMD   (NAME: nvidia-smi, kmsg, ib; {} disables it)");
+	int ok = argc >= 4 && argc % 2 == 0;
+
+	for (int i = 2; ok && i < argc; i += 2)
+		ok = !strcmp(argv[i], "-command") || (!strcmp(argv[i], "-rails") && !strcmp(argv[1], "ib"));
+	if (!ok) {
+		*err = xstrdup("usage: probe NAME ?-command CMD? ?-rails LIST?   (NAME: nvidia-smi, kmsg, ib; "
+			       "{} disables it; -rails: ib only, HCA names in rail order)");
 		return -1;
 	}
-	return inventory_set_probe(app, argv[1], argv[3], err);
+	for (int i = 2; i < argc; i += 2)
+		if (!strcmp(argv[i], "-command") ? inventory_set_probe(app, argv[1], argv[i + 1], err) < 0
+						 : inventory_set_rails(app, argv[i + 1], err) < 0)
+			return -1;
+	return 0;
 }
 
 static int cmd_hostkey(struct myriad *app, int argc, char **argv, char **err)

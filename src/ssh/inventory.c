@@ -18,7 +18,7 @@ static void inv_defaults(struct inventory *inv)
 	static const int64_t silence_s[PROBE_COUNT] = {0, 0, 60};
 
 	for (int i = 0; i < PROBE_COUNT; i++)
-		inv->probes[i] = (struct inv_probe){names[i], xstrdup(cmds[i]), fmts[i], silence_s[i] * US_PER_SEC};
+		inv->probes[i] = (struct inv_probe){names[i], xstrdup(cmds[i]), fmts[i], silence_s[i] * US_PER_SEC, NULL, 0};
 	inv->keys = hostkeys_new();
 	inv->handshakes = 48;
 	inv->connect_timeout_us = 10 * US_PER_SEC;
@@ -65,8 +65,12 @@ static void inv_destroy(struct inventory *inv)
 		free(inv->services[i].conf);
 		target_free(&inv->services[i].t);
 	}
-	for (int i = 0; i < PROBE_COUNT; i++)
+	for (int i = 0; i < PROBE_COUNT; i++) {
 		free(inv->probes[i].command);
+		for (int k = 0; k < inv->probes[i].nrails; k++)
+			free(inv->probes[i].rails[k]);
+		free(inv->probes[i].rails);
+	}
 	for (int i = 0; i < inv->nknown_hosts; i++)
 		free(inv->known_hosts[i]);
 	free(inv->known_hosts);
@@ -309,6 +313,44 @@ int inventory_set_probe(struct myriad *app, const char *name, const char *comman
 		}
 	*err = xasprintf("probe %s: unknown probe (nvidia-smi, kmsg, ib)", name);
 	return -1;
+}
+
+int inventory_set_rails(struct myriad *app, const char *list, char **err)
+{
+	struct inv_probe *p = &inventory_of(app)->probes[PROBE_IB];
+	char *copy = xstrdup(list ? list : ""), *save = NULL, *w;
+	char **v = NULL;
+	int n = 0;
+
+	*err = NULL;
+	for (w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+		int dup = 0;
+
+		for (int k = 0; k < n; k++)
+			dup |= !strcmp(v[k], w);
+		if (dup || n == 32 || strlen(w) >= 40 || strspn(w, "abcdefghijklmnopqrstuvwxyz"
+						"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/") != strlen(w)) {
+			*err = dup ? xasprintf("probe ib -rails: %s is named twice", w)
+			     : n == 32 ? xstrdup("probe ib -rails: more than 32 rails")
+				       : xasprintf("probe ib -rails: %s is not an HCA name (mlx5_0, mlx4_0/2)", w);
+			break;
+		}
+		v = xrealloc(v, sizeof *v * (size_t)(n + 1));
+		v[n++] = xstrdup(w);
+	}
+	free(copy);
+	if (*err) {
+		for (int k = 0; k < n; k++)
+			free(v[k]);
+		free(v);
+		return -1;
+	}
+	for (int k = 0; k < p->nrails; k++)
+		free(p->rails[k]);
+	free(p->rails);
+	p->rails = v;
+	p->nrails = n;
+	return 0;
 }
 
 int inventory_trust_key(struct myriad *app, const char *hosts, const char *type, const char *b64, char **err)

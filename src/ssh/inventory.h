@@ -76,6 +76,8 @@ struct inv_probe {
 	char *command;     /* "" disables the probe */
 	int fmt;           /* enum fmt */
 	int64_t silence_us;   /* restart when silent this long; 0 = never */
+	char **rails;      /* ib: site mapping, device names in rail order (probe ib -rails) */
+	int nrails;
 };
 
 struct hostkeys;
@@ -124,6 +126,10 @@ int inventory_add_service(struct myriad *app, const char *name, const char *host
 const struct inv_service *inventory_service(const struct inventory *inv, const char *name);
 /* Overrides a probe's command ("" disables it). */
 int inventory_set_probe(struct myriad *app, const char *name, const char *command, char **err);
+/* probe ib -rails LIST: the site's HCA names in rail order ("mlx5_0 mlx5_1
+ * mlx5_4 ..."; a second port as "mlx4_0/2"); "" goes back to the order of
+ * the InfiniBand devices. Names must be distinct, at most 32. */
+int inventory_set_rails(struct myriad *app, const char *list, char **err);
 /* Trusts a host key: hosts as in known_hosts ("gpu0001,[10.0.0.1]:2222"). */
 int inventory_trust_key(struct myriad *app, const char *hosts, const char *type, const char *base64, char **err);
 /* A transport option (the `ssh` command's options without the dash). */

@@ -16,10 +16,12 @@
 /* Kernel log follower: new lines only (-n 0), so a restart does not replay XIDs. */
 #define PROBE_KMSG_CMD "journalctl -kf -n 0 -o short-iso"
 
-/* InfiniBand counters and port state, "PATH:VALUE" lines, a blank line after
- * each dump, every 10 s. */
+/* InfiniBand counters, port state and link layer (InfiniBand or Ethernet:
+ * RoCE devices and bonds are not fabric rails), "PATH:VALUE" lines, a blank
+ * line after each dump, every 10 s. */
 #define PROBE_IB_CMD \
-	"while :; do grep -H . /sys/class/infiniband/*/ports/*/counters/* " \
+	"while :; do grep -H . /sys/class/infiniband/*/ports/*/link_layer " \
+	"/sys/class/infiniband/*/ports/*/counters/* " \
 	"/sys/class/infiniband/*/ports/*/state 2>/dev/null; echo; sleep 10; done"
 
 /* Services. */

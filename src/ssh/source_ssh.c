@@ -635,6 +635,9 @@ static void setup_nodes(struct ssh_source *ss)
 			nd->probes[k].node = nd;
 			nd->probes[k].probe = k;
 			stream_init(&nd->probes[k].st, &app->bus, &app->model, i, ss->inv->probes[k].fmt, src);
+			if (k == PROBE_IB)
+				stream_set_rails(&nd->probes[k].st, (const char *const *)ss->inv->probes[k].rails,
+						 ss->inv->probes[k].nrails);
 		}
 		nd->h = pool_add(ss->pool, &ss->inv->hosts[i].t, nd);
 	}

@@ -206,6 +206,7 @@ void kf_encode(const struct model *m, const struct kf_pred *pred, struct sbuf *s
 	put_uvarint(stat, (uint64_t)m->ngpus);
 	put_structs(stat, m->uuid, (size_t)m->ngpus, sizeof *m->uuid, tmp);
 	put_structs(stat, m->pci, (size_t)m->ngpus, sizeof *m->pci, tmp);
+	put_structs(stat, m->gpu_name, (size_t)m->ngpus, sizeof *m->gpu_name, tmp);
 
 	put_signature(dyn);
 	put_str(dyn, m->cluster);
@@ -438,9 +439,10 @@ static int get_static(struct model *m, const void *stat, size_t slen, int64_t *t
 
 	if (rd_uvarint(&r) != KF_VERSION || rd_uvarint(&r) != (uint64_t)m->ngpus)
 		return -1;
-	if (get_structs(&r, m->uuid, (size_t)m->ngpus, sizeof *m->uuid, tmp) < 0)
+	if (get_structs(&r, m->uuid, (size_t)m->ngpus, sizeof *m->uuid, tmp) < 0 ||
+	    get_structs(&r, m->pci, (size_t)m->ngpus, sizeof *m->pci, tmp) < 0)
 		return -1;
-	return get_structs(&r, m->pci, (size_t)m->ngpus, sizeof *m->pci, tmp);
+	return get_structs(&r, m->gpu_name, (size_t)m->ngpus, sizeof *m->gpu_name, tmp);
 }
 
 static int decode(struct dec *d, const void *stat, size_t slen)

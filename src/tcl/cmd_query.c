@@ -426,13 +426,15 @@ static Tcl_Obj *metric(const struct model *m, int32_t g, const char *field)
 		return Tcl_NewStringObj(m->uuid[g], -1);
 	if (!strcmp(field, "pci"))
 		return Tcl_NewStringObj(m->pci[g], -1);
+	if (!strcmp(field, "model"))   /* nvidia-smi's "name"; "" when not queried */
+		return Tcl_NewStringObj(m->gpu_name[g], -1);
 	return NULL;
 }
 
 int tc_gpu_info(struct tcl_call *c)
 {
 	static const char *const fields[] = {"util", "mem_used", "mem_total", "temp", "power", "power_limit",
-					     "sm_clock", "ecc", "last_xid", "job", "uuid", "pci"};
+					     "sm_clock", "ecc", "last_xid", "job", "uuid", "pci", "model"};
 	const struct model *m = &c->app->model;
 	Tcl_Obj *d, *thr;
 	int32_t n, gi, g;
@@ -466,7 +468,7 @@ int tc_gpu_get(struct tcl_call *c)
 
 	if (m->ngpus && !metric(m, 0, field) && strcmp(field, "throttle"))
 		return tc_err(c, "INPUT", "bad field \"%s\": util mem_used mem_total temp power power_limit sm_clock "
-			      "ecc throttle last_xid job uuid pci", field);
+			      "ecc throttle last_xid job uuid pci model", field);
 	if (tc_node_indexes(c, c->argv[0], &idx, &n, NULL) < 0)
 		return TCL_ERROR;
 	d = Tcl_NewDictObj();

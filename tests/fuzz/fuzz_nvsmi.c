@@ -3,7 +3,9 @@
  * of the input is tried as a header (which then sets the layout) and as a
  * data line under both the current and the default layout; the first line
  * is also tried as a --query-gpu list. Invariants are checked, not just
- * the absence of crashes.
+ * the absence of crashes: bounded strings, ranges, and layouts whose known
+ * columns are distinct, in order and inside the column count (a header may
+ * have any number of columns).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +15,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check(const struct nvsmi_rec *r, int rc)
 {
-	if (strlen(r->uuid) >= sizeof r->uuid || strlen(r->pci) >= sizeof r->pci)
+	if (strlen(r->uuid) >= sizeof r->uuid || strlen(r->pci) >= sizeof r->pci || strlen(r->name) >= sizeof r->name)
 		__builtin_trap();
 	if (rc == 0 && (r->index < -1 || r->index > 63))
 		__builtin_trap();
 	if (rc == 0 && r->m[MET_UTIL] != MET_UNKNOWN && (r->m[MET_UTIL] < 0 || r->m[MET_UTIL] > 100))
 		__builtin_trap();
+}
+
+static void check_layout(const struct nvsmi_layout *l)
+{
+	unsigned seen = 0;
+
+	if (l->ncols < 0 || l->ncols > NVSMI_MAX_COLS || l->nknown < 0 || l->nknown > NVC_OTHER)
+		__builtin_trap();
+	for (int i = 0; i < l->nknown; i++) {
+		if (l->col[i] >= NVC_OTHER || (seen & (1u << l->col[i])) || l->pos[i] >= l->ncols ||
+		    (i && l->pos[i] <= l->pos[i - 1]))
+			__builtin_trap();
+		seen |= 1u << l->col[i];
+	}
 }
 
 static void one_line(const char *s, size_t n, struct nvsmi_layout *cur,
@@ -28,8 +44,10 @@ static void one_line(const char *s, size_t n, struct nvsmi_layout *cur,
 	const char *err = NULL;
 	int rc;
 
-	if (nvsmi_parse_header(s, n, cur))
+	if (nvsmi_parse_header(s, n, cur)) {
+		check_layout(cur);
 		return;
+	}
 	rc = nvsmi_parse_line(s, n, cur, &r, &err);
 	if (rc < 0 && !err)
 		__builtin_trap();
@@ -51,8 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	query[first] = '\0';
 	nvsmi_layout_from_query(&q, query);
 	free(query);
-	if (q.ncols < 0 || q.ncols > NVSMI_MAX_COLS)
-		__builtin_trap();
+	check_layout(&q);
 	nvsmi_layout_from_query(&def, NVSMI_DEFAULT_QUERY);
 	cur = def;
 	while (p < end) {

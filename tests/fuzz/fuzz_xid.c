@@ -1,7 +1,10 @@
 /*
  * fuzz_xid.c - libFuzzer target for the kernel Xid line parser: every line
  * of the input, then the whole input as one line. Checks that results stay
- * within their contract (bounded strings, code range, -1 with an error).
+ * within their contract (bounded strings, code range, -1 with an error, a
+ * time only from a stamp that has one), that a PCI address is in its one
+ * form (lower-case hex "dddd:bb:dd", ".f" only on a switch), and that SXid
+ * parts are consistent (sxid_continuation() only for Severity/Data lines).
  */
 #include <string.h>
 #include "probe/parse.h"
@@ -20,6 +23,19 @@ static void one(const char *s, size_t n)
 	    strlen(r.name) >= sizeof r.name || strlen(r.text) >= sizeof r.text)
 		__builtin_trap();
 	if (rc == 1 && (r.code < 0 || r.code > 100000 || r.pid < -1 || (r.sxid != 0 && r.sxid != 1)))
+		__builtin_trap();
+	if (rc == 1 && r.pci[0]) {
+		char again[24];
+		size_t k = strlen(r.pci);
+
+		if (pci_normalize(r.pci, k, 1, again) || strcmp(again, r.pci) || strspn(r.pci, "0123456789abcdef:.") != k ||
+		    (!r.sxid && strchr(r.pci, '.')))
+			__builtin_trap();
+	}
+	if (rc == 1 && (sxid_continuation(&r) != (r.sxid && (r.sxid_part == SXID_SEVERITY || r.sxid_part == SXID_DATA)) ||
+			(!r.sxid && r.sxid_part != SXID_NONE) || r.link < -1 || r.fatal < -1 || r.fatal > 1))
+		__builtin_trap();
+	if (rc == 1 && r.time < 0)
 		__builtin_trap();
 }
 

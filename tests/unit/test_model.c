@@ -63,7 +63,7 @@ static void xid(struct model *m, int sec, int node, int gpu, int code)
 {
 	struct event e = mk(EV_XID, sec);
 
-	e.u.xid = (struct ev_xid){node, gpu, code, 0, "0000:18:00", "GPU has fallen off the bus."};
+	e.u.xid = (struct ev_xid){node, gpu, code, 0, "0000:18:00", "GPU has fallen off the bus.", 0, -1, -1};
 	model_apply(m, &e);
 }
 

@@ -106,6 +106,8 @@ TEST(nvsmi_header_switches_layout)
 				       "memory.total [MiB], temperature.gpu, power.draw [W], "
 				       "clocks.current.sm [MHz], clocks_throttle_reasons.active"), &l), 1);
 	CHECK_INT(l.ncols, 9);
+	CHECK_INT(l.nknown, 9);
+	CHECK_INT(l.pos[2], 2);
 	CHECK_INT(l.col[2], NVC_UTIL);
 	CHECK_INT(l.col[7], NVC_SM_CLOCK);
 	CHECK_INT(l.col[8], NVC_THROTTLE);
@@ -114,9 +116,13 @@ TEST(nvsmi_header_switches_layout)
 	CHECK_INT(r.m[MET_UTIL], 55);
 	CHECK_INT(r.m[MET_POWER], 9999);
 	CHECK_INT(r.m[MET_POWER_LIMIT], MET_UNKNOWN);
-	CHECK_INT(nvsmi_parse_header(L("name, pci.bus_id, vbios_version"), &l), 1);
-	CHECK_INT(l.col[0], NVC_OTHER);
-	CHECK_INT(l.col[1], NVC_PCI);
+	CHECK_INT(nvsmi_parse_header(L("vbios_version, pci.bus_id, name"), &l), 1);
+	CHECK_INT(l.ncols, 3);
+	CHECK_INT(l.nknown, 2);   /* vbios_version is not ours */
+	CHECK_INT(l.pos[0], 1);
+	CHECK_INT(l.col[0], NVC_PCI);
+	CHECK_INT(l.pos[1], 2);
+	CHECK_INT(l.col[1], NVC_NAME);
 	nvsmi_layout_from_query(&l, "gpu_uuid,gpu_bus_id,clocks_event_reasons.active");
 	CHECK_INT(l.col[0], NVC_UUID);
 	CHECK_INT(l.col[1], NVC_PCI);
@@ -497,10 +503,10 @@ TEST(ib_rejects_and_rail)
 		CHECK(err != NULL);
 	}
 	CHECK_INT(ib_parse_line(L("/sys/class/infiniband/mlx5_3/ports/1/counters/symbol_error:1\0"), &r, &err), -1);
-	CHECK_INT(ib_dev_rail("mlx5_3"), 3);
-	CHECK_INT(ib_dev_rail("mlx5_ib7"), 7);
-	CHECK_INT(ib_dev_rail("mlx5_10"), 10);
-	CHECK_INT(ib_dev_rail("ib"), -1);
-	CHECK_INT(ib_dev_rail(""), -1);
-	CHECK_INT(ib_dev_rail("mlx5_99999999999"), -1);
+	CHECK(ib_dev_cmp("mlx5_2", "mlx5_10") < 0);
+	CHECK(ib_dev_cmp("mlx5_10", "mlx5_2") > 0);
+	CHECK(ib_dev_cmp("mlx5_02", "mlx5_2") == 0);
+	CHECK(ib_dev_cmp("mlx5_bond_0", "mlx5_9") > 0);
+	CHECK(ib_dev_cmp("mlx4_0", "mlx4_0/2") < 0);
+	CHECK(ib_dev_cmp("", "") == 0);
 }

@@ -182,6 +182,60 @@ static int cmd(struct myriad *app, const char *line)
 	return rc;
 }
 
+/* inventory_command() on words that may hold spaces (a Tcl list word). */
+static int words_cmd(struct myriad *app, int argc, const char *const *words, char **err)
+{
+	char *argv[8];
+	int rc;
+
+	for (int i = 0; i < argc; i++)
+		argv[i] = xstrdup(words[i]);
+	rc = inventory_command(app, argc, argv, err);
+	for (int i = 0; i < argc; i++)
+		free(argv[i]);
+	return rc;
+}
+
+/* probe ib -rails: the site's HCA names in rail order (a Tcl list word). */
+TEST(ssh_probe_ib_rails_mapping)
+{
+	struct myriad app;
+	char *err = NULL;
+	const char *ok[] = {"probe", "ib", "-rails", "mlx5_0 mlx5_1\tmlx5_4  mlx4_0/2"};
+	const char *both[] = {"probe", "ib", "-command", "cat /tmp/ib", "-rails", ""};
+	const char *dup[] = {"probe", "ib", "-rails", "mlx5_0 mlx5_0"};
+	const char *bad[] = {"probe", "ib", "-rails", "mlx5_0 $(reboot)"};
+	const char *notib[] = {"probe", "kmsg", "-rails", "mlx5_0"};
+
+	memset(&app, 0, sizeof app);
+	CHECK_INT(words_cmd(&app, 4, ok, &err), 0);
+	struct inventory *inv = inventory_peek(&app);
+
+	CHECK(inv != NULL);
+	if (!inv)
+		return;
+	CHECK_INT(inv->probes[PROBE_IB].nrails, 4);
+	if (inv->probes[PROBE_IB].nrails == 4) {
+		CHECK_STR(inv->probes[PROBE_IB].rails[2], "mlx5_4");
+		CHECK_STR(inv->probes[PROBE_IB].rails[3], "mlx4_0/2");
+	}
+	CHECK_INT(words_cmd(&app, 4, dup, &err), -1);
+	CHECK(err && strstr(err, "named twice"));
+	free(err);
+	err = NULL;
+	CHECK_INT(words_cmd(&app, 4, bad, &err), -1);
+	free(err);
+	err = NULL;
+	CHECK_INT(words_cmd(&app, 4, notib, &err), -1);
+	free(err);
+	err = NULL;
+	CHECK_INT(inv->probes[PROBE_IB].nrails, 4);   /* a refused line changes nothing */
+	CHECK_INT(words_cmd(&app, 6, both, &err), 0);
+	CHECK_INT(inv->probes[PROBE_IB].nrails, 0);
+	CHECK_STR(inv->probes[PROBE_IB].command, "cat /tmp/ib");
+	inventory_free(&app);
+}
+
 TEST(ssh_inventory_commands)
 {
 	struct myriad app;

@@ -126,7 +126,7 @@ TEST(store_event_payloads_round_trip)
 		CHECK(payload_roundtrip(&ev));
 	}
 	ev = ev_of(EV_XID);
-	ev.u.xid = (struct ev_xid){17, 3, 79, -1, "0000:18:00", bad_utf8};
+	ev.u.xid = (struct ev_xid){17, 3, 79, -1, "0000:18:00", bad_utf8, 0, -1, -1};
 	CHECK(payload_roundtrip(&ev));
 	ev = ev_of(EV_POWER);
 	ev.u.power = (struct ev_power){1280.2, 1170.8, 0.1 + 0.2, NAN, INFINITY, -INFINITY, 5e-324};
