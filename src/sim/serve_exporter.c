@@ -334,7 +334,7 @@ static void on_conn(void *ctx, int fd, int events)
 {
 	struct hconn *c = ctx;
 	char buf[4096];
-	ssize_t k;
+	ssize_t k = -1;
 
 	(void)fd;
 	c->last = mono_us();
