@@ -209,4 +209,105 @@ int slurm_parse_jobs(const char *json, size_t len,
  * Missing numbers are NAN. */
 int facility_parse(const char *json, size_t len, struct ev_power *out, char **err);
 
+/* ---- Prometheus: text exposition format 0.0.4 (and OpenMetrics 1.0's
+ * differences where easy), the HTTP API's instant-query answer, and the
+ * mapping of dcgm-exporter's series onto what the model knows ----
+ *
+ * A sample is one record: metric name, labels, value, optional timestamp.
+ * Label names and unescaped values live in text[], found by offsets, so a
+ * record can be copied with memcpy. Values are doubles; NaN and +-Inf are
+ * kept as such (the mapper makes them unknown). */
+#define PROM_NAME_MAX 256
+#define PROM_LABELS_MAX 32
+struct prom_rec {
+	char name[PROM_NAME_MAX];      /* "" for a scalar or an unnamed API series */
+	int nlabels;
+	struct { uint16_t name, value; } lab[PROM_LABELS_MAX];   /* offsets in text */
+	double value;
+	int has_time;
+	int64_t time_ms;               /* ms since the epoch when has_time */
+	char text[2 * PARSE_LINE_MAX]; /* names and values; the upper half is scratch */
+};
+const char *prom_label_name(const struct prom_rec *r, int i);
+const char *prom_label_value(const struct prom_rec *r, int i);
+/* The value of label `name`, NULL if the record has none. */
+const char *prom_label(const struct prom_rec *r, const char *name);
+typedef void (*prom_fn)(void *ctx, const struct prom_rec *r);
+
+/* One line of the text format (no newline). 1: a sample in *out; 0: a line
+ * without one (blank, comment, HELP, TYPE, UNIT, "# EOF"); -1: a line that
+ * cannot be read, with a short static *err. Never a number from garbage. */
+int prom_parse_line(const char *line, size_t len, struct prom_rec *out, const char **err);
+/* A whole exposition (a /metrics body): fn for each sample. Returns the
+ * number of samples; malformed lines are skipped, counted in *rejected (if
+ * not NULL), and reported to bad (may be NULL) with their 1-based number.
+ * Lines longer than PARSE_LINE_MAX and anything after "# EOF" are malformed. */
+int prom_parse_text(const char *s, size_t len, prom_fn fn, void *ctx, int *rejected,
+		    void (*bad)(void *ctx, long lineno, const char *err));
+
+/* An answer of GET /api/v1/query (resultType vector, matrix or scalar):
+ * fn for each sample ("__name__" becomes the name, the value string "NaN",
+ * "+Inf", "1.5" a double, the float seconds time_ms). Returns the number of
+ * samples, or -1 with *err (malloc'd) for an answer that is not usable:
+ * not JSON, "status":"error" (err says "Prometheus error bad_data: ..."),
+ * no data. A series that is malformed is skipped and counted in *rejected. */
+int prom_parse_api(const char *json, size_t len, prom_fn fn, void *ctx, int *rejected, char **err);
+
+/* DCGM's blank values (dcgm_structs.h): INT32_BLANK 0x7ffffff0.., INT64_BLANK
+ * 0x7ffffffffffffff0.. (NOT_SUPPORTED 9223372036854775794), FP64_BLANK 2^47..
+ * 1 if v is one of those, NaN or infinite: an unknown value, never a number. */
+int prom_dcgm_blank(double v);
+
+/* What dcgm-exporter says about one GPU, in the units of the nvidia-smi path
+ * (struct nvsmi_rec): m[] as MET_* (MET_UNKNOWN when absent, blank, NaN or
+ * out of range). Keyed by the Hostname label (else instance without its
+ * port) and the gpu label. Read: DCGM_FI_DEV_GPU_UTIL, FB_USED, FB_FREE,
+ * FB_RESERVED (total = used + free + reserved), GPU_TEMP, POWER_USAGE (W ->
+ * centiwatts), POWER_MGMT_LIMIT or ENFORCED_POWER_LIMIT, SM_CLOCK,
+ * ECC_DBE_VOL_TOTAL, CLOCK_THROTTLE_REASONS / CLOCKS_EVENT_REASONS, and
+ * XID_ERRORS; any other DCGM_FI_* series only makes its GPU known (identity,
+ * no values). The model has no field for the remapped-row and NVLink
+ * counters: they are kept here (-1 when absent) for the caller. MIG series
+ * (GPU_I_ID) of one GPU carry the GPU's own fields: the last one read wins. */
+struct prom_gpu {
+	char host[64];
+	int32_t gpu;                   /* the gpu label: index on the node */
+	char uuid[48];                 /* UUID label, "" if absent */
+	char pci[24];                  /* pci_bus_id as printed, "00000000:18:00.0" */
+	char model[64];                /* modelName */
+	int32_t m[MET_COUNT];
+	int32_t xid;                   /* the XID_ERRORS gauge: last code, 0 none, -1 unknown */
+	int64_t remap_uncorr, remap_corr, remap_failure, nvlink_bw, pcie_replay;   /* -1 absent */
+	int64_t time;                  /* us: newest sample time, 0 if none had one */
+};
+typedef void (*prom_gpu_fn)(void *ctx, const struct prom_gpu *g);
+
+/* Incremental: add records as they are parsed, then flush once per poll
+ * (fn once per GPU, in the order first seen; the state is then empty). */
+struct prom_dcgm;
+struct prom_dcgm *prom_dcgm_new(void);
+void prom_dcgm_free(struct prom_dcgm *d);
+/* 1 if the record was about a GPU and used, 0 if ignored (another metric,
+ * no gpu label, no host). */
+int prom_dcgm_add(struct prom_dcgm *d, const struct prom_rec *r);
+/* Returns the number of GPUs handed to fn. */
+int prom_dcgm_flush(struct prom_dcgm *d, prom_gpu_fn fn, void *ctx);
+/* The same over an array of records, at once. */
+int prom_dcgm_map(const struct prom_rec *recs, size_t n, prom_gpu_fn fn, void *ctx);
+
+/* The events of the nvidia-smi path for one GPU of node `node` (the caller
+ * resolves g->host to its model index): EV_SAMPLE's body, EV_GPU_INFO's
+ * (strings point into g; emit it when uuid or pci differ from the model's). */
+void prom_dcgm_sample(const struct prom_gpu *g, int32_t node, struct ev_sample *out);
+void prom_dcgm_info(const struct prom_gpu *g, int32_t node, struct ev_gpu_info *out);
+/* XID_ERRORS is a gauge holding the last code. prev is the value the caller
+ * kept from its previous poll of this GPU (-1: none yet). Returns the code of
+ * an XID that happened since (the gauge changed to a nonzero code, or is
+ * nonzero at first sight), 0 if none. The gauge cannot tell the same code
+ * twice in a row apart (dcgm-exporter keeps it until restarted). */
+int32_t prom_dcgm_xid_new(int32_t prev, int32_t now);
+/* EV_XID's body for code on g: pci in the kernel's "0000:18:00" form (the
+ * 40-byte buf holds it), pid -1, text naming the gauge. */
+void prom_dcgm_xid(const struct prom_gpu *g, int32_t node, int32_t code, char buf[40], struct ev_xid *out);
+
 #endif

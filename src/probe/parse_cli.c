@@ -8,7 +8,9 @@
  * events are folded (one record per event, not per line); IB records wait
  * for the end of their dump (a blank line or the end) to know their rails,
  * which come from the link layer and the order of the devices. Document
- * formats (slurm-nodes, slurm-jobs, facility) read the whole input.
+ * formats (slurm-nodes, slurm-jobs, facility) read the whole input, and so
+ * does prometheus: a /metrics body in the text format, or (first byte '{')
+ * an answer of Prometheus's /api/v1/query; one object per sample.
  * stderr gets "myriad: parse: line N: ERROR" per rejected line and a final
  * "myriad: parse: R records, E rejected". Exit 0 if nothing was rejected,
  * 1 if something was (or the request was bad), 2 if FILE cannot be opened.
@@ -281,6 +283,51 @@ static void out_power(struct run *r, const struct ev_power *p)
 	emit(r);
 }
 
+static void put_double(struct sbuf *b, double v)
+{
+	char tmp[40];
+
+	if (isnan(v) || isinf(v)) {
+		sbuf_adds(b, isnan(v) ? "\"NaN\"" : v > 0 ? "\"+Inf\"" : "\"-Inf\"");
+		return;
+	}
+	snprintf(tmp, sizeof tmp, "%.15g", v);
+	if (strtod(tmp, NULL) != v)
+		snprintf(tmp, sizeof tmp, "%.17g", v);
+	sbuf_adds(b, tmp);
+}
+
+/* {"name": "DCGM_FI_DEV_GPU_UTIL", "labels": {...}, "value": 87 or "NaN",
+ *  "time": ms or null} */
+static void out_prom(void *ctx, const struct prom_rec *p)
+{
+	struct run *r = ctx;
+	struct sbuf *b = &r->out;
+
+	begin(r);
+	put_str(b, "name", p->name);
+	key(b, "labels");
+	sbuf_addc(b, '{');
+	for (int i = 0; i < p->nlabels; i++) {
+		if (i)
+			sbuf_addc(b, ',');
+		sbuf_json_str(b, prom_label_name(p, i));
+		sbuf_addc(b, ':');
+		sbuf_json_str(b, prom_label_value(p, i));
+	}
+	sbuf_addc(b, '}');
+	key(b, "value");
+	put_double(b, p->value);
+	put_int(b, "time", p->time_ms, p->has_time);
+	emit(r);
+}
+
+static void prom_bad(void *ctx, long lineno, const char *err)
+{
+	(void)ctx;
+	fprintf(stderr, "myriad: parse: line %ld: %s\n", lineno, err);
+}
+
 /* ---- line formats ---- */
 
 static void reject_line(struct run *r, long lineno, const char *err)
@@ -469,6 +516,19 @@ static void run_doc(struct run *r, FILE *f)
 		n = slurm_parse_nodes(doc, len, out_node, r, &bad, &err);
 	} else if (r->fmt == FMT_SLURM_JOBS) {
 		n = slurm_parse_jobs(doc, len, out_job, r, &bad, &err);
+	} else if (r->fmt == FMT_PROMETHEUS) {
+		size_t i = 0;
+
+		while (i < len && (doc[i] == ' ' || doc[i] == '\t' || doc[i] == '\r' || doc[i] == '\n'))
+			i++;
+		if (i < len && doc[i] == '{')
+			n = prom_parse_api(doc, len, out_prom, r, &bad, &err);
+		else
+			n = prom_parse_text(doc, len, out_prom, r, &bad, prom_bad);
+		if (n >= 0 && bad && i < len && doc[i] != '{') {   /* each already reported by line */
+			r->rejected += bad;
+			bad = 0;
+		}
 	} else {
 		struct ev_power p;
 
@@ -492,7 +552,7 @@ static void run_doc(struct run *r, FILE *f)
 static int usage(void)
 {
 	fputs("usage: myriad parse FORMAT [FILE]\n"
-	      "  FORMAT: nvidia-smi xid ib-counters slurm-nodes slurm-jobs facility\n", stderr);
+	      "  FORMAT: nvidia-smi xid ib-counters slurm-nodes slurm-jobs facility prometheus\n", stderr);
 	return 1;
 }
 
@@ -506,7 +566,7 @@ int parse_cli(int argc, char **argv)
 	if (argc < 2 || argc > 3)
 		return usage();
 	fmt = fmt_from_name(argv[1]);
-	if (fmt < 0 || fmt == FMT_PROMETHEUS) {
+	if (fmt < 0) {
 		fprintf(stderr, "myriad: parse: %s: not a format this command parses\n", argv[1]);
 		return usage();
 	}

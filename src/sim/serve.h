@@ -12,6 +12,9 @@
  * refused with a clear message on stderr and exit status 127. Only the
  * client key written beside the configuration is accepted.
  *
+ * With --exporter, the same fleet is served as dcgm-exporter's /metrics on a
+ * loopback HTTP port, on the same loop (serve_exporter.c).
+ *
  * With --control -, commands read from standard input inject faults while
  * serving, one answer line each on standard output (serve_control.c).
  */
@@ -26,6 +29,8 @@ struct serve_opts {
 	const char *hostkey;       /* --hostkey FILE: keep the host key there; NULL: a new one */
 	double speed;              /* simulated seconds per real second, default 1 */
 	int control;               /* --control -: commands on stdin, answers on stdout */
+	const char *exporter;      /* --exporter ADDR:PORT: dcgm-exporter over HTTP, NULL: none */
+	int exporter_port;         /* 0: any free port (printed) */
 };
 
 /* Runs until SIGINT or SIGTERM. Returns the exit status. */

@@ -294,6 +294,8 @@ void srv_sim_text(void *ctx, enum sim_stream s, int32_t node, const char *buf, s
 	}
 	if (node < 0 || node >= srv->nodes)
 		return;
+	if (s == SIM_KMSG && srv->exp)
+		exp_kmsg(srv, node, buf, n);
 	if (s == SIM_NVSMI) {
 		sbuf_reset(&srv->last_nvsmi[node]);
 		sbuf_add(&srv->last_nvsmi[node], buf, n);

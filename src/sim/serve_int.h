@@ -3,7 +3,8 @@
  * channels, the step), serve_setup.c (keys, listening, the configuration
  * file), serve_cmd.c (what a channel's command does, and routing the
  * simulator's text to channels), serve_slurm.c (the head node's scontrol and
- * scancel) and serve_control.c (--control: faults injected from stdin).
+ * scancel), serve_control.c (--control: faults injected from stdin) and
+ * serve_exporter.c (--exporter: the fleet as dcgm-exporter over HTTP).
  */
 #ifndef MYRIAD_SIM_SERVE_INT_H
 #define MYRIAD_SIM_SERVE_INT_H
@@ -75,6 +76,8 @@ struct srv {
 	int name_width;
 	int64_t accepted, commands, dropped;
 	struct srv_ctl ctl;
+	struct exporter *exp;        /* --exporter, NULL if not asked for */
+	int exp_port;
 };
 
 /* serve.c */
@@ -101,5 +104,11 @@ int slurm_command(struct schan *c, int n, char **w);
 /* serve_control.c */
 void ctl_start(struct srv *srv);
 void ctl_free(struct srv *srv);
+
+/* serve_exporter.c: listen on addr:*port (0: any; the port is written back);
+ * 0 or -1. exp_kmsg reads a node's kernel lines for the XID gauge. */
+int exp_start(struct srv *srv, const char *addr, int *port);
+void exp_kmsg(struct srv *srv, int32_t node, const char *buf, size_t n);
+void exp_free(struct srv *srv);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * serve_setup.c - starting `myriad-sim serve`: the simulator, the host and
  * client keys, the listening socket (loopback only, a deep backlog), the
- * configuration file for myriad, the loop (and --control on it), and the
- * orderly stop.
+ * configuration file for myriad, the loop (and --control and --exporter on
+ * it), and the orderly stop.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -99,6 +99,8 @@ static int write_config(struct srv *srv, int port, const char *hostkey, const ch
 		port, keyfile);
 	fprintf(f, "service facility -host bms01 -hostname %s -port %d -user bms01 -identity {%s} "
 		   "-command {bmsctl power --json}\n", srv->o->addr, port, keyfile);
+	if (srv->exp)   /* a comment for myriad; tests read the URL from here */
+		fprintf(f, "# dcgm-exporter http://%s:%d/metrics\n", srv->o->exporter, srv->exp_port);
 	ok = fclose(f) == 0 && rename(tmp, path) == 0;
 	if (!ok)
 		fprintf(stderr, "myriad-sim: cannot write %s\n", path);
@@ -135,6 +137,7 @@ static void srv_free(struct srv *srv)
 {
 	if (srv->o->control)
 		ctl_free(srv);
+	exp_free(srv);
 	srv_free_sessions(srv);
 	if (srv->bind)
 		ssh_bind_free(srv->bind);
@@ -176,6 +179,11 @@ int serve_run(const struct serve_opts *o)
 	srv.loop = loop_new();
 	struct sim_sink sink = {&srv, srv_sim_text};
 
+	srv.exp_port = o->exporter_port;
+	if (o->exporter && exp_start(&srv, o->exporter, &srv.exp_port) < 0) {
+		srv_free(&srv);
+		return 2;
+	}
 	for (int k = SIM_SINFO; k <= SIM_FACILITY; k++)
 		sim_print_service(srv.sim, k, &sink);
 	srv_on_step(&srv, 0);   /* a first second of telemetry, so nvidia-smi answers at once */
@@ -193,6 +201,8 @@ int serve_run(const struct serve_opts *o)
 		ctl_start(&srv);
 	fprintf(stderr, "myriad-sim: serving %d nodes, head01 and bms01 on %s:%d%s%s\n", srv.nodes, o->addr, port,
 		o->config ? "; configuration in " : "", o->config ? o->config : "");
+	if (srv.exp)
+		fprintf(stderr, "myriad-sim: dcgm-exporter at http://%s:%d/metrics\n", o->exporter, srv.exp_port);
 	loop_run(srv.loop);
 	fprintf(stderr, "myriad-sim: stopping (%lld connections, %lld commands, %lld bytes dropped)\n",
 		(long long)srv.accepted, (long long)srv.commands, (long long)srv.dropped);

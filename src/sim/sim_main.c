@@ -3,12 +3,15 @@
  *
  *   myriad-sim serve --sim SPEC --listen ADDR:PORT --write-config FILE
  *                    [--hostkey FILE] [--speed X] [--control -]
+ *                    [--exporter ADDR:PORT]
  *
  * serves the simulated fleet over SSH (serve.h). ADDR must be a loopback
  * address (127.0.0.0/8); PORT 0 picks a free port, printed on stderr and
  * written into FILE. FILE is written once the server listens, so a script
  * may wait for it to appear. --control - reads fault injections from
  * standard input and answers each on standard output (serve_control.c).
+ * --exporter serves the fleet as dcgm-exporter over HTTP on another loopback
+ * port (serve_exporter.c); PORT 0 picks one, printed and written into FILE.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -21,6 +24,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: myriad-sim serve --sim SPEC --listen 127.0.0.1:PORT --write-config FILE\n"
 	      "                        [--hostkey FILE] [--speed X] [--control -]\n"
+	      "                        [--exporter 127.0.0.1:PORT]\n"
 	      "  Serves every node of the simulated cluster over SSH from one process; the login\n"
 	      "  name selects the node (gpu0042@127.0.0.1), head01 is the Slurm head node (sinfo,\n"
 	      "  squeue, scontrol update/requeue, scancel), bms01 the facility meter. FILE is a\n"
@@ -30,6 +34,8 @@ static void usage(FILE *f)
 	      "    xid NODE:GPU CODE          -> ok xid NODE:GPU CODE WALL_US CHANNELS\n"
 	      "    fault NODE ?GPU? KIND      -> ok fault NODE:GPU KIND WALL_US CHANNELS\n"
 	      "    time                       -> ok WALL_US          (or: error WHY)\n"
+	      "  --exporter: dcgm-exporter's /metrics (Prometheus text) for every node and GPU,\n"
+	      "    over HTTP; the URL is printed on stderr and written into FILE as a comment.\n"
 	      "SPEC: gpus=10240,seed=1,accel=1,start=2026-01-01T00:00:00Z,load=0.9\n",
 	      f);
 }
@@ -49,7 +55,7 @@ static int parse_listen(const char *s, struct serve_opts *o, char *addr, size_t 
 	if (*end || end == colon + 1 || port < 0 || port > 65535 || inet_pton(AF_INET, addr, &in) != 1)
 		return -1;
 	if ((ntohl(in.s_addr) >> 24) != 127) {
-		fprintf(stderr, "myriad-sim: --listen %s: only loopback addresses (127.0.0.0/8) are served\n", s);
+		fprintf(stderr, "myriad-sim: %s: only loopback addresses (127.0.0.0/8) are served\n", s);
 		return -2;
 	}
 	o->addr = addr;
@@ -60,7 +66,7 @@ static int parse_listen(const char *s, struct serve_opts *o, char *addr, size_t 
 int main(int argc, char **argv)
 {
 	struct serve_opts o = {0};
-	char addr[64];
+	char addr[64], xaddr[64];
 
 	if (argc < 2 || strcmp(argv[1], "serve")) {
 		usage(argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) ? stdout : stderr);
@@ -87,6 +93,16 @@ int main(int argc, char **argv)
 					fprintf(stderr, "myriad-sim: --listen wants ADDR:PORT, not \"%s\"\n", v);
 				return 1;
 			}
+		} else if (!strcmp(a, "--exporter")) {
+			struct serve_opts t = {0};
+
+			if ((rc = parse_listen(v, &t, xaddr, sizeof xaddr)) < 0) {
+				if (rc == -1)
+					fprintf(stderr, "myriad-sim: --exporter wants ADDR:PORT, not \"%s\"\n", v);
+				return 1;
+			}
+			o.exporter = t.addr;
+			o.exporter_port = t.port;
 		} else if (!strcmp(a, "--write-config")) {
 			o.config = v;
 		} else if (!strcmp(a, "--hostkey")) {
