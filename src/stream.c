@@ -44,6 +44,8 @@ void stream_free(struct stream *s)
 	sbuf_free(&s->doc);
 	free(s->ib);
 	s->ib = NULL;
+	free(s->prom_xid);
+	s->prom_xid = NULL;
 	stream_set_rails(s, NULL, 0);
 }
 
@@ -375,6 +377,100 @@ static void facility_doc(struct stream *s, int64_t now)
 	bus_emit(s->bus, &ev);
 }
 
+/* ---- Prometheus: dcgm-exporter series, mapped to the nvidia-smi path ---- */
+
+struct prom_ctx {
+	struct stream *s;
+	int64_t now;
+	struct prom_dcgm *dcgm;
+	char last_unknown[64];        /* one rejection per unknown host, not per GPU */
+};
+
+static void prom_add(void *ctx, const struct prom_rec *r)
+{
+	prom_dcgm_add(((struct prom_ctx *)ctx)->dcgm, r);
+}
+
+static void prom_bad_line(void *ctx, long lineno, const char *err)
+{
+	struct prom_ctx *c = ctx;
+	char why[160];
+
+	snprintf(why, sizeof why, "line %ld: %s", lineno, err);
+	reject(c->s, why, strlen(why), why, c->now);
+}
+
+/* One GPU's series: the same events an nvidia-smi line and a kernel XID
+ * line of its node give (its node by the exporter's Hostname label). */
+static void prom_gpu(void *ctx, const struct prom_gpu *g)
+{
+	struct prom_ctx *c = ctx;
+	struct stream *s = c->s;
+	const struct model *m = s->model;
+	int32_t node = model_node_index(m, g->host), gi;
+
+	if (node < 0 || g->gpu < 0 || g->gpu >= m->gpus_per_node) {
+		if (strcmp(c->last_unknown, g->host)) {
+			char why[160];
+
+			snprintf(why, sizeof why, node < 0 ? "no node named %s in the inventory"
+					   : "GPU index out of range for node %s", g->host);
+			reject(s, g->host, strlen(g->host), why, c->now);
+			snprintf(c->last_unknown, sizeof c->last_unknown, "%s", g->host);
+		}
+		return;
+	}
+	gi = model_gpu(m, node, g->gpu);
+	struct event ev = ev_new(s, EV_GPU_INFO, c->now);
+
+	prom_dcgm_info(g, node, &ev.u.gpu_info);
+	if ((ev.u.gpu_info.uuid[0] && strcmp(ev.u.gpu_info.uuid, m->uuid[gi])) ||
+	    (ev.u.gpu_info.pci[0] && strcmp(ev.u.gpu_info.pci, m->pci[gi])) ||
+	    (ev.u.gpu_info.name && ev.u.gpu_info.name[0] && strcmp(ev.u.gpu_info.name, m->gpu_name[gi])))
+		bus_emit(s->bus, &ev);
+	ev = ev_new(s, EV_SAMPLE, c->now);
+	prom_dcgm_sample(g, node, &ev.u.sample);
+	bus_emit(s->bus, &ev);
+	s->records++;
+	if (s->prom_nxid != m->ngpus) {   /* a new inventory: no gauge read yet */
+		free(s->prom_xid);
+		s->prom_xid = xmalloc(sizeof *s->prom_xid * (size_t)(m->ngpus + 1));
+		for (int32_t i = 0; i < m->ngpus; i++)
+			s->prom_xid[i] = -1;
+		s->prom_nxid = m->ngpus;
+	}
+	int32_t code = prom_dcgm_xid_new(s->prom_xid[gi], g->xid);
+	char pci[40];
+
+	if (g->xid >= 0)   /* unknown keeps the last reading */
+		s->prom_xid[gi] = g->xid;
+	if (code > 0) {
+		ev = ev_new(s, EV_XID, c->now);
+		prom_dcgm_xid(g, node, code, pci, &ev.u.xid);
+		trace("prometheus xid node %d gpu %d code %d", node, g->gpu, code);
+		bus_emit(s->bus, &ev);
+	}
+}
+
+/* A /metrics body, or (first byte '{') an answer of /api/v1/query. */
+static void prom_doc(struct stream *s, int64_t now)
+{
+	struct prom_ctx c = {s, now, prom_dcgm_new(), ""};
+	const char *p = s->doc.s;
+	char *err = NULL;
+
+	while (p < s->doc.s + s->doc.len && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+		p++;
+	if (p < s->doc.s + s->doc.len && *p == '{') {
+		if (prom_parse_api(s->doc.s, s->doc.len, prom_add, &c, NULL, &err) < 0)
+			doc_error(s, "bad Prometheus answer", err, now);
+	} else {
+		prom_parse_text(s->doc.s, s->doc.len, prom_add, &c, NULL, prom_bad_line);
+	}
+	prom_dcgm_flush(c.dcgm, prom_gpu, &c);
+	prom_dcgm_free(c.dcgm);
+}
+
 /* ---- lines ---- */
 
 static void dispatch_line(struct stream *s, const char *line, size_t len, int64_t now)
@@ -398,7 +494,7 @@ static void dispatch_line(struct stream *s, const char *line, size_t len, int64_
 
 static int is_document(enum fmt f)
 {
-	return f == FMT_SLURM_NODES || f == FMT_SLURM_JOBS || f == FMT_FACILITY;
+	return f == FMT_SLURM_NODES || f == FMT_SLURM_JOBS || f == FMT_FACILITY || f == FMT_PROMETHEUS;
 }
 
 void stream_feed(struct stream *s, const char *buf, size_t n, int64_t now)
@@ -446,6 +542,8 @@ void stream_end(struct stream *s, int64_t now)
 		if (s->doc.len) {
 			if (s->fmt == FMT_FACILITY)
 				facility_doc(s, now);
+			else if (s->fmt == FMT_PROMETHEUS)
+				prom_doc(s, now);
 			else
 				slurm_doc(s, now);
 		}

@@ -22,7 +22,7 @@ struct stream {
 	char source[48];              /* "sim", "ssh:gpu0001", "slurm" */
 	struct sbuf line;             /* partial line */
 	int discarding;               /* inside a line longer than PARSE_LINE_MAX */
-	struct sbuf doc;              /* JSON formats: the whole document */
+	struct sbuf doc;              /* JSON formats, Prometheus: the whole document */
 	struct nvsmi_layout layout;   /* from a header line, else by column count: */
 	int have_header;
 	struct nvsmi_layout short_layout;   /* the 11-column query of DESIGN.md 5 */
@@ -30,6 +30,8 @@ struct stream {
 	int ib_ndev;
 	char **rails;                 /* site mapping (probe ib -rails): names in rail order */
 	int nrails;
+	int32_t *prom_xid;            /* Prometheus: each GPU's XID gauge last read (-1 none yet) */
+	int32_t prom_nxid;
 	uint64_t lines, records, rejected;
 };
 

@@ -269,11 +269,12 @@ void prom_dcgm_info(const struct prom_gpu *g, int32_t node, struct ev_gpu_info *
 	out->gpu = g->gpu;
 	out->uuid = g->uuid;
 	out->pci = g->pci;
+	out->name = g->model;   /* modelName, as nvidia-smi names it */
 }
 
 int32_t prom_dcgm_xid_new(int32_t prev, int32_t now)
 {
-	return now > 0 && now != prev ? now : 0;
+	return prev >= 0 && now > 0 && now != prev ? now : 0;
 }
 
 void prom_dcgm_xid(const struct prom_gpu *g, int32_t node, int32_t code, char buf[40], struct ev_xid *out)

@@ -302,9 +302,11 @@ void prom_dcgm_sample(const struct prom_gpu *g, int32_t node, struct ev_sample *
 void prom_dcgm_info(const struct prom_gpu *g, int32_t node, struct ev_gpu_info *out);
 /* XID_ERRORS is a gauge holding the last code. prev is the value the caller
  * kept from its previous poll of this GPU (-1: none yet). Returns the code of
- * an XID that happened since (the gauge changed to a nonzero code, or is
- * nonzero at first sight), 0 if none. The gauge cannot tell the same code
- * twice in a row apart (dcgm-exporter keeps it until restarted). */
+ * an XID that happened since (the gauge changed to a nonzero code), 0 if
+ * none. The first reading is the baseline, as the kernel log's past is for
+ * the SSH path: an XID from before the console started is not news. The
+ * gauge cannot tell the same code twice in a row apart (dcgm-exporter keeps
+ * it until restarted). */
 int32_t prom_dcgm_xid_new(int32_t prev, int32_t now);
 /* EV_XID's body for code on g: pci in the kernel's "0000:18:00" form (the
  * 40-byte buf holds it), pid -1, text naming the gauge. */

@@ -382,7 +382,7 @@ TEST(prom_api_errors)
 TEST(prom_dcgm_xid_gauge)
 {
 	CHECK_INT(prom_dcgm_xid_new(-1, 0), 0);
-	CHECK_INT(prom_dcgm_xid_new(-1, 79), 79);    /* nonzero at first sight */
+	CHECK_INT(prom_dcgm_xid_new(-1, 79), 0);     /* first sight: the baseline */
 	CHECK_INT(prom_dcgm_xid_new(79, 79), 0);     /* unchanged */
 	CHECK_INT(prom_dcgm_xid_new(0, 48), 48);
 	CHECK_INT(prom_dcgm_xid_new(48, 79), 79);    /* a change to another code */
