@@ -3,6 +3,7 @@
  * sources, the tick, and the registry of source and backend classes.
  */
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include "myriad.h"
 #include "action/action.h"
@@ -211,6 +212,19 @@ void app_emit(struct myriad *app, struct event *ev)
 	if (!ev->time)
 		ev->time = app->now;
 	bus_emit(&app->bus, ev);
+}
+
+void app_notice(struct myriad *app, int level, const char *who, const char *msg)
+{
+	struct event ev;
+
+	memset(&ev, 0, sizeof ev);
+	ev.type = EV_NOTICE;
+	ev.source = who;
+	ev.u.notice = (struct ev_notice){level, who, msg};
+	app_emit(app, &ev);
+	if (!app->console)
+		fprintf(stderr, "myriad: %s\n", msg);
 }
 
 static struct source *time_owner(struct myriad *app)

@@ -117,10 +117,12 @@ static struct fault *fault_open(struct model *m, int64_t time, int32_t node, int
 	}
 	if (m->nfaults == m->faults_cap) {
 		trim_closed(m);
-		if (m->nfaults == m->faults_cap) {
+		if (m->nfaults == m->faults_cap)
 			m->faults_cap = m->faults_cap ? m->faults_cap * 2 : 256;
-			m->faults = xrealloc(m->faults, sizeof *m->faults * (size_t)m->faults_cap);
-		}
+	}
+	if (m->nfaults == m->faults_alloc) {   /* memory as it is used, up to faults_cap */
+		m->faults_alloc = MIN(m->faults_cap, MAX(m->faults_alloc * 2, 256));
+		m->faults = xrealloc(m->faults, sizeof *m->faults * (size_t)m->faults_alloc);
 	}
 	f = &m->faults[m->nfaults++];
 	memset(f, 0, sizeof *f);

@@ -113,7 +113,8 @@ struct model {
 	struct job *jobs;             /* dense, unordered; index stable until removal */
 	int32_t njobs, jobs_cap;
 	struct fault *faults;         /* in id order; oldest closed ones dropped */
-	int32_t nfaults, faults_cap;
+	int32_t nfaults, faults_cap;  /* faults_cap: when closed ones are trimmed (fault.c) */
+	int32_t faults_alloc;         /* entries allocated, at most faults_cap */
 	uint32_t next_fault_id, next_burst_id;
 	int64_t *node_last_fault;     /* nnodes: time of the node's last fault */
 	uint32_t *node_burst;         /* nnodes: its current burst id */

@@ -144,6 +144,9 @@ int app_add_source(struct myriad *app, const char *name, const char *args, char 
 int app_tick(struct myriad *app);
 /* Emit an event stamped with the current cluster time and source. */
 void app_emit(struct myriad *app, struct event *ev);
+/* Says msg where the operator sees it: an EV_NOTICE from who (the log
+ * panel, the recording), and stderr when there is no console. */
+void app_notice(struct myriad *app, int level, const char *who, const char *msg);
 
 /* The embedded simulator as a source and a backend (source_sim.c). */
 extern const struct source_ops sim_source_ops;

@@ -631,13 +631,5 @@ int plugin_add_command(const struct myriad_host *h, const struct plugin_command 
 
 void plugin_report(struct myriad *app, int level, const char *msg)
 {
-	struct event ev;
-
-	memset(&ev, 0, sizeof ev);
-	ev.type = EV_NOTICE;
-	ev.source = "plugin";
-	ev.u.notice = (struct ev_notice){level, "plugin", msg};
-	app_emit(app, &ev);
-	if (!app->console)
-		fprintf(stderr, "myriad: %s\n", msg);
+	app_notice(app, level, "plugin", msg);
 }

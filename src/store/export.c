@@ -21,8 +21,8 @@ struct exp {
 	uint8_t *want;                /* node filter */
 	int32_t nnames;
 	int64_t tick, seq;
-	int64_t *times;               /* tick time by tick - first, 0 = no such tick */
-	int64_t first, ntimes;
+	int64_t *ticks, *times;       /* the ticks and their times, by tick */
+	int64_t ntimes;
 };
 
 /* ---- helpers ---- */
@@ -82,13 +82,14 @@ static int load_names(struct exp *e, char **err)
 {
 	sqlite3_stmt *st = NULL;
 
-	e->nnames = (int32_t)MAX(e->r->nnodes, db_i64(e->r->db, "SELECT max(node) + 1 FROM nodes", 0));
+	/* node numbers beyond what a reader takes (reader_open) are damage */
+	e->nnames = (int32_t)MAX(e->r->nnodes, db_i64(e->r->db, "SELECT max(node) + 1 FROM nodes WHERE node < 1048576", 0));
 	e->names = xcalloc((size_t)e->nnames + 1, sizeof *e->names);
 	if (sqlite3_prepare_v2(e->r->db, "SELECT node, name FROM nodes", -1, &st, NULL) == SQLITE_OK)
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			int32_t i = sqlite3_column_int(st, 0);
 
-			if (i >= 0 && i < e->nnames)
+			if (i >= 0 && i < e->nnames && sqlite3_column_type(st, 1) == SQLITE_TEXT && !e->names[i])
 				e->names[i] = xstrdup((const char *)sqlite3_column_text(st, 1));
 		}
 	sqlite3_finalize(st);
@@ -190,6 +191,8 @@ static int stream(struct exp *e, void (*fn)(void *, const struct event *), char 
 		e->seq = 0;
 		if (reader_group(e->r, &tr, 0, fn, e, err) < 0)
 			return -1;
+		if (tr.tick >= e->o->to)
+			break;
 		g = tr.tick + 1;
 	}
 	return 0;
@@ -237,6 +240,7 @@ int export_log(struct reader *r, const struct export_opts *o, FILE *out, char **
 		free(e.names[i]);
 	free(e.names);
 	free(e.want);
+	free(e.ticks);
 	free(e.times);
 	if (rc == 0 && fflush(out) != 0) {
 		*err = xstrdup("write error");
@@ -271,30 +275,46 @@ struct om {
 	size_t nwin;
 };
 
+/* The ticks' times, as many as the ticks table holds rows (a damaged tick
+ * number sizes nothing). */
 static void load_times(struct exp *e)
 {
 	sqlite3_stmt *st = NULL;
+	int64_t cap = db_i64(e->r->db, "SELECT count(*) FROM ticks", 0);
 
-	e->first = e->r->first;
-	e->ntimes = MAX(e->r->last - e->r->first + 1, 0);
-	e->times = xcalloc((size_t)e->ntimes + 1, sizeof *e->times);
-	if (sqlite3_prepare_v2(e->r->db, "SELECT tick, time FROM ticks", -1, &st, NULL) == SQLITE_OK)
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			int64_t t = sqlite3_column_int64(st, 0) - e->first;
-
-			if (t >= 0 && t < e->ntimes)
-				e->times[t] = sqlite3_column_int64(st, 1) ? sqlite3_column_int64(st, 1) : 1;
+	e->ntimes = 0;
+	e->ticks = xmalloc(sizeof *e->ticks * (size_t)(cap + 1));
+	e->times = xmalloc(sizeof *e->times * (size_t)(cap + 1));
+	if (sqlite3_prepare_v2(e->r->db, "SELECT tick, time FROM ticks WHERE tick BETWEEN ? AND ? ORDER BY tick", -1, &st,
+			       NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, e->r->first);
+		sqlite3_bind_int64(st, 2, e->r->last);
+		while (e->ntimes < cap && sqlite3_step(st) == SQLITE_ROW) {
+			e->ticks[e->ntimes] = sqlite3_column_int64(st, 0);
+			e->times[e->ntimes++] = sqlite3_column_int64(st, 1) ? sqlite3_column_int64(st, 1) : 1;
 		}
+	}
 	sqlite3_finalize(st);
 }
 
 /* The time of a row, or 0 when its tick is outside the export or absent. */
 static int64_t row_time(const struct exp *e, int64_t tick, int64_t tdelta)
 {
-	if (tick < e->o->from || tick > e->o->to || tick < e->first || tick - e->first >= e->ntimes ||
-	    !e->times[tick - e->first])
+	int64_t lo = 0, hi = e->ntimes;
+
+	if (tick < e->o->from || tick > e->o->to || !e->ntimes)
 		return 0;
-	return e->times[tick - e->first] + tdelta;
+	if (tick - e->ticks[0] >= 0 && tick - e->ticks[0] < e->ntimes && e->ticks[tick - e->ticks[0]] == tick)
+		return e->times[tick - e->ticks[0]] + tdelta;   /* no hole before it: where it would be */
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+
+		if (e->ticks[mid] < tick)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < e->ntimes && e->ticks[lo] == tick ? e->times[lo] + tdelta : 0;
 }
 
 static void load_tail(struct exp *e, struct om *om)

@@ -397,9 +397,12 @@ static int get_faults(struct dec *d)
 	if (d->r.err || n > cap || cap > (uint64_t)INT32_MAX / sizeof *m->faults ||
 	    n > (uint64_t)(d->r.end - d->r.p))
 		return -1;
+	if (cap && (cap < 256 || cap > (1u << 24) || (cap & (cap - 1))))   /* the model doubles 256 */
+		return -1;
 	free(m->faults);
-	m->faults = xcalloc((size_t)cap + 1, sizeof *m->faults);
+	m->faults = xcalloc((size_t)n + 1, sizeof *m->faults);   /* memory as the file holds faults */
 	m->nfaults = (int32_t)n;
+	m->faults_alloc = (int32_t)n;
 	m->faults_cap = (int32_t)cap;
 	return get_structs(&d->r, m->faults, (size_t)n, sizeof *m->faults, d->tmp);
 }
@@ -467,6 +470,13 @@ static int decode(struct dec *d, const void *stat, size_t slen)
 		return -1;
 	memcpy(&topo, tp, sizeof topo);
 	if (v[0] > 0) {
+		struct topo built;
+
+		/* a topology myriad builds, and no more nodes than the blob has bytes */
+		if (topo.nodes != v[0] || v[0] > (int64_t)(d->r.end - d->r.p) ||
+		    topo_build(&built, topo.nodes, topo.nodes_per_su, topo.gpus_per_node) < 0 ||
+		    memcmp(&built, &topo, sizeof topo))
+			return -1;
 		d->tmp = xmalloc(sizeof *d->tmp * (size_t)(MAX(topo.gpus, topo.nodes * topo.rails) + PUE_HISTORY + 1));
 		int rc;
 

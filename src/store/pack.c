@@ -390,7 +390,7 @@ long layout_decode(const void *blob, size_t len, struct arrival **out, size_t *c
 		node += rd_svarint(&r);
 		idx = rd_uvarint(&r);
 		k = rd_uvarint(&r);
-		if (r.err || kind >= PK_COUNT || k > len * 64 + 64 || idx > INT32_MAX || node < 0 || node > INT32_MAX)
+		if (r.err || kind >= PK_COUNT || n + k > len * 64 + 64 || idx > INT32_MAX || node < 0 || node > INT32_MAX)
 			return -1;
 		if (n + k > *cap) {
 			*cap = MAX(n + k, *cap * 2);

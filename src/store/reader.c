@@ -5,6 +5,7 @@
  * the window has tail rows, the tick's tail row, in the seqs between), and
  * keyframes into a model.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "evjson.h"
@@ -12,18 +13,50 @@
 #include "store_int.h"
 
 static const char TICK_COLS[] = "SELECT tick, time, num, source, events FROM ticks ";
+/* The ticks a recording can hold: an event's id is tick * 2^32 + seq. */
+#define TICKS_SANE "tick BETWEEN 0 AND 2147483647"
+
+/* Says once per damaged row (the same message) that it was skipped: through
+ * on_bad when set, on stderr otherwise; past 64 rows, says so and stops. */
+void reader_bad(struct reader *r, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	uint64_t h = 1469598103934665603ULL;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	for (const char *p = msg; *p; p++)
+		h = (h ^ (uint8_t)*p) * 1099511628211ULL;
+	for (int i = 0; i < r->nbad && i < (int)ARRAY_LEN(r->bad_seen); i++)
+		if (r->bad_seen[i] == h)
+			return;
+	if (r->nbad < (int)ARRAY_LEN(r->bad_seen))
+		r->bad_seen[r->nbad] = h;
+	else if (r->nbad > (int)ARRAY_LEN(r->bad_seen))
+		return;
+	else
+		snprintf(msg, sizeof msg, "%s: more damaged rows are skipped without a word", r->path);
+	r->nbad++;
+	if (r->on_bad)
+		r->on_bad(r->bad_ctx, msg);
+	else
+		fprintf(stderr, "myriad: %s\n", msg);
+}
 
 int reader_open(struct reader *r, const char *path, char **warn, char **err)
 {
 	static const char *const sql[] = {
 		"SELECT tick, time, num, source, events FROM ticks WHERE tick = ?",
-		"SELECT seq, time, type, source, data FROM events WHERE id >= ?1 * 4294967296 AND id < (?1 + 1) * 4294967296"
-		" ORDER BY id",
-		"SELECT kind, node, data, step FROM samples WHERE t0 = ?",
+		("SELECT seq, time, type, source, data FROM events WHERE id >= ?1 * 4294967296 AND id < (?1 + 1) * 4294967296"
+		 " ORDER BY id"),
+		"SELECT kind, node, data, step, t1 FROM samples WHERE t0 = ?",
 		"SELECT tick, data FROM tail WHERE tick <= ? ORDER BY tick DESC LIMIT 1",
 		"SELECT tick, static, data, hash FROM keyframes WHERE tick <= ? ORDER BY tick DESC LIMIT 1",
 		"SELECT data FROM kfstatic WHERE digest = ?",
-		"SELECT t0, max(t1) FROM samples WHERE t0 = (SELECT max(t0) FROM samples WHERE t0 <= ?)",
+		("SELECT t0, max(t1) FROM samples WHERE t0 = (SELECT max(t0) FROM samples WHERE t0 <= ?1)"
+		 " AND t1 > t0 AND t1 - t0 <= ?2"),
 		"SELECT 1 FROM tail WHERE tick >= ? AND tick < ? LIMIT 1",
 	};
 	sqlite3_stmt **out[] = {&r->q_tick, &r->q_events, &r->q_chunks, &r->q_tail, &r->q_kf, &r->q_kfstatic,
@@ -39,12 +72,19 @@ int reader_open(struct reader *r, const char *path, char **warn, char **err)
 			return -1;
 		}
 	r->path = xstrdup(path);
-	r->first = MAX(db_i64(r->db, "SELECT min(tick) FROM ticks", 0), db_meta_i64(r->db, "first_tick", 0));
-	r->last = db_i64(r->db, "SELECT max(tick) FROM ticks", -1);
+	r->first = MAX(db_i64(r->db, "SELECT min(tick) FROM ticks WHERE " TICKS_SANE, 0),
+		       db_meta_i64(r->db, "first_tick", 0));
+	r->last = db_i64(r->db, "SELECT max(tick) FROM ticks WHERE " TICKS_SANE, -1);
 	r->start_time = db_meta_i64(r->db, "start", db_i64(r->db, "SELECT min(time) FROM ticks", 0));
-	r->chunk_ticks = (int)db_meta_i64(r->db, "chunk_ticks", CHUNK_TICKS);
+	int64_t chunk = db_meta_i64(r->db, "chunk_ticks", CHUNK_TICKS);
 	r->nnodes = (int32_t)db_meta_i64(r->db, "nodes", 0);
 	r->per_node[PK_GPU] = r->per_node[PK_IB] = (int32_t)db_meta_i64(r->db, "gpus_per_node", 8);
+	if (r->first < 0 || r->first > 2147483647 || chunk < 1 || chunk > MAX_CHUNK_TICKS) {
+		*err = xasprintf("%s: implausible first_tick or chunk_ticks in meta", path);
+		reader_close(r);
+		return -1;
+	}
+	r->chunk_ticks = (int)chunk;
 	if (r->nnodes < 0 || r->nnodes > 1 << 20 || r->per_node[0] < 1 || r->per_node[0] > 32) {
 		*err = xasprintf("%s: implausible inventory in meta", path);
 		reader_close(r);
@@ -55,6 +95,19 @@ int reader_open(struct reader *r, const char *path, char **warn, char **err)
 	r->srcs = xcalloc((size_t)r->nnodes * PK_COUNT + 1, sizeof *r->srcs);
 	r->w0 = r->w1 = -1;
 	r->kf_usable = 1;
+	/* a recording's ticks follow each other from first to last */
+	int64_t rows = db_i64(r->db, "SELECT count(*) FROM ticks WHERE tick >= (SELECT min(tick) FROM ticks WHERE "
+			      TICKS_SANE ") AND " TICKS_SANE, 0);
+	int64_t span = r->last - db_i64(r->db, "SELECT min(tick) FROM ticks WHERE " TICKS_SANE, 0) + 1;
+
+	if (warn && r->last >= 0 && rows != span) {
+		char *w = xasprintf("%s%s%s: the ticks table is damaged: %lld rows for ticks %lld to %lld",
+				    *warn ? *warn : "", *warn ? "; " : "", path, (long long)rows,
+				    (long long)(r->last - span + 1), (long long)r->last);
+
+		free(*warn);
+		*warn = w;
+	}
 	return 0;
 }
 
@@ -82,7 +135,7 @@ void reader_close(struct reader *r)
 
 void reader_refresh(struct reader *r)
 {
-	r->last = db_i64(r->db, "SELECT max(tick) FROM ticks", -1);
+	r->last = db_i64(r->db, "SELECT max(tick) FROM ticks WHERE " TICKS_SANE, -1);
 }
 
 static int tick_row(sqlite3_stmt *st, struct tick_row *out)
@@ -125,23 +178,46 @@ static int tick_query(struct reader *r, const char *where, int64_t arg, struct t
 
 int reader_find(struct reader *r, int64_t tick, int dir, struct tick_row *out)
 {
-	return tick_query(r, dir > 0 ? "WHERE tick >= ? ORDER BY tick LIMIT 1" : "WHERE tick <= ? ORDER BY tick DESC LIMIT 1",
+	return tick_query(r, dir > 0 ? "WHERE tick >= ? AND " TICKS_SANE " ORDER BY tick LIMIT 1"
+				     : "WHERE tick <= ? AND " TICKS_SANE " ORDER BY tick DESC LIMIT 1",
 			  tick, out);
 }
 
 int reader_at_time(struct reader *r, int64_t t, struct tick_row *out)
 {
-	return tick_query(r, "WHERE time <= ? ORDER BY time DESC, tick DESC LIMIT 1", t, out);
+	return tick_query(r, "WHERE time <= ? AND " TICKS_SANE " ORDER BY time DESC, tick DESC LIMIT 1", t, out);
 }
 
 /* ---- windows ---- */
 
 static void index_window(struct reader *r);
 
-static int load_chunks(struct reader *r, int64_t t0, char **err)
+/* Is a samples row what the recorder writes? Else why not. */
+static const char *chunk_row_bad(const struct reader *r, sqlite3_stmt *st, int64_t t0, int *kind, int32_t *node)
+{
+	const char *k = (const char *)sqlite3_column_text(st, 0);
+	int64_t step = sqlite3_column_int64(st, 3), t1 = sqlite3_column_int64(st, 4);
+
+	*node = sqlite3_column_int(st, 1);
+	*kind = k && !strcmp(k, "gpu") ? PK_GPU : k && !strcmp(k, "ib") ? PK_IB : -1;
+	if (*kind < 0)
+		return "no such kind";
+	if (sqlite3_column_int64(st, 1) < 0 || sqlite3_column_int64(st, 1) >= r->nnodes)
+		return "no such node";
+	if (t1 <= t0 || t1 - t0 > r->chunk_ticks)
+		return "its span is not a window";
+	if (step < 1 || step > r->chunk_ticks)
+		return "its step is not one the recorder writes";
+	if (sqlite3_column_type(st, 2) != SQLITE_BLOB)
+		return "its data is not a blob";
+	return NULL;
+}
+
+/* The window's chunks; a damaged one is said (reader_bad) and skipped: its
+ * node's samples of that window are missing, the rest replays. */
+static void load_chunks(struct reader *r, int64_t t0)
 {
 	sqlite3_stmt *st = r->q_chunks;
-	int rc = 0;
 
 	for (int k = 0; k < PK_COUNT; k++)
 		window_clear(&r->win[k]);
@@ -150,26 +226,29 @@ static int load_chunks(struct reader *r, int64_t t0, char **err)
 	r->w_step = 1;
 	sqlite3_bind_int64(st, 1, t0);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int kind = !strcmp((const char *)sqlite3_column_text(st, 0), "gpu") ? PK_GPU : PK_IB;
-		int32_t node = sqlite3_column_int(st, 1);
-		int nsrcs = 0;
+		int kind, nsrcs = 0;
+		int32_t node;
+		const char *why = chunk_row_bad(r, st, t0, &kind, &node);
+		struct series *s;
 
-		if (node < 0 || node >= r->nnodes) {
-			rc = -1;
-			break;
+		if (!why) {
+			s = window_series(&r->win[kind], node, 0);
+			if (chunk_decode(s, r->per_node[kind], kind, t0, sqlite3_column_blob(st, 2),
+					 (size_t)sqlite3_column_bytes(st, 2), &r->w_arena,
+					 &r->srcs[kind * r->nnodes + node], &nsrcs) == 0) {
+				r->w_step = MAX(r->w_step, sqlite3_column_int(st, 3));
+				continue;
+			}
+			for (int32_t i = 0; i < r->per_node[kind]; i++)
+				s[i].n = s[i].pos = 0;
+			r->srcs[kind * r->nnodes + node] = NULL;
+			why = "malformed chunk";
 		}
-		r->w_step = MAX(r->w_step, sqlite3_column_int(st, 3));
-		if (chunk_decode(window_series(&r->win[kind], node, 0), r->per_node[kind], kind, t0,
-				 sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2), &r->w_arena,
-				 &r->srcs[kind * r->nnodes + node], &nsrcs) < 0) {
-			rc = -1;
-			break;
-		}
+		reader_bad(r, "%s: samples row (%s, t0 %lld, node %lld) skipped: %s", r->path,
+			   sqlite3_column_type(st, 0) == SQLITE_TEXT ? (const char *)sqlite3_column_text(st, 0) : "?",
+			   (long long)t0, (long long)sqlite3_column_int64(st, 1), why);
 	}
 	sqlite3_reset(st);
-	if (rc < 0)
-		*err = xasprintf("%s: malformed samples chunk at tick %lld", r->path, (long long)t0);
-	return rc;
 }
 
 /* The tail rows of the window that holds tick (none: an empty window). */
@@ -180,8 +259,16 @@ static int load_tail(struct reader *r, int64_t tick, char **err)
 	int rc = 0;
 
 	sqlite3_bind_int64(st, 1, tick);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t at = sqlite3_column_int64(st, 0);
+
 		w0 = tail_window(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1));
+		if (w0 >= 0 && (w0 > at || at - w0 >= r->chunk_ticks)) {   /* not the window of its tick */
+			reader_bad(r, "%s: tail row (tick %lld) skipped: its window starts at %lld", r->path,
+				   (long long)at, (long long)w0);
+			w0 = -1;
+		}
+	}
 	sqlite3_reset(st);
 	w1 = w0 >= 0 ? (w0 / r->chunk_ticks + 1) * r->chunk_ticks : -1;
 	if (w0 >= 0 && w0 == r->w0 && r->w_tail && tick <= r->tail_upto)
@@ -247,6 +334,7 @@ static int load_window(struct reader *r, int64_t tick, char **err)
 	if (tick >= r->w0 && tick < r->w1 && (!r->w_tail || tick <= r->tail_upto))
 		return 0;
 	sqlite3_bind_int64(r->q_window, 1, tick);
+	sqlite3_bind_int64(r->q_window, 2, r->chunk_ticks);
 	if (sqlite3_step(r->q_window) == SQLITE_ROW && sqlite3_column_type(r->q_window, 0) != SQLITE_NULL) {
 		t0 = sqlite3_column_int64(r->q_window, 0);
 		t1 = sqlite3_column_int64(r->q_window, 1);
@@ -257,10 +345,7 @@ static int load_window(struct reader *r, int64_t tick, char **err)
 	r->w_tail = 0;
 	r->w0 = t0;
 	r->w1 = t1;
-	if (load_chunks(r, t0, err) < 0) {
-		r->w0 = r->w1 = -1;
-		return -1;
-	}
+	load_chunks(r, t0);
 	index_window(r);
 	return 0;
 }

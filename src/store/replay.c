@@ -92,8 +92,12 @@ static int restore(struct replay *rp, int64_t g, char **err)
 	struct tick_row tr;
 
 	if (rc < 0) {
-		if (!rp->warned_kf++)
-			fprintf(stderr, "myriad: replay: %s; replaying from the start instead\n", why);
+		if (!rp->warned_kf++) {
+			char *msg = xasprintf("replay: %s; replaying from the start instead", why);
+
+			app_notice(rp->app, 1, "replay", msg);
+			free(msg);
+		}
 		rp->rd.kf_usable = 0;
 	}
 	free(why);
@@ -172,6 +176,14 @@ int replay_through(struct myriad *app, int64_t g2, char **err)
 	return rp ? forward_to(rp, g2, err) : not_replaying(err);
 }
 
+/* A damaged row the reader skipped, said where the operator looks. */
+static void said_bad(void *ctx, const char *msg)
+{
+	struct replay *rp = ctx;
+
+	app_notice(rp->app, 1, "replay", msg);
+}
+
 static int replay_start(struct source *src, const char *args, char **err)
 {
 	struct myriad *app = src->app;
@@ -183,8 +195,10 @@ static int replay_start(struct source *src, const char *args, char **err)
 		free(rp);
 		return -1;
 	}
+	rp->rd.on_bad = said_bad;
+	rp->rd.bad_ctx = rp;
 	if (warn)
-		fprintf(stderr, "myriad: %s\n", warn);
+		app_notice(app, 1, "replay", warn);
 	free(warn);
 	if (rp->rd.last < rp->rd.first) {
 		*err = xasprintf("%s: the recording holds no tick", args);

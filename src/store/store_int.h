@@ -19,6 +19,7 @@
 
 #define SCHEMA_VERSION 3
 #define CHUNK_TICKS 60
+#define MAX_CHUNK_TICKS 3600          /* the most a reader takes from a file's meta */
 #define KF_TICKS_MAX 600
 
 /* ---- db.c ---- */
@@ -95,9 +96,15 @@ struct reader {
 	int ntsrcs;
 	int downsampled_hit;          /* a group emitted from a down-sampled window */
 	int64_t ticks_time[32];       /* keyframe prediction: tick times (>= KF_PRED_TICKS) */
+	/* damaged rows skipped: said through on_bad (else stderr), once each */
+	void (*on_bad)(void *ctx, const char *msg);
+	void *bad_ctx;
+	int nbad;
+	uint64_t bad_seen[64];
 };
 
 int reader_open(struct reader *r, const char *path, char **warn, char **err);
+void reader_bad(struct reader *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void reader_close(struct reader *r);
 void reader_refresh(struct reader *r);                             /* the file grew */
 int reader_tick(struct reader *r, int64_t tick, struct tick_row *out);        /* 0, 1 = none */

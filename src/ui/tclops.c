@@ -83,9 +83,13 @@ void tclops_selection(struct console *c)
 	if (c->ops[c->cur]->target)
 		c->ops[c->cur]->target(c->st[c->cur], &t);
 	tcl_set_selection(c->app, "node", t.node >= 0 && t.node < m->nnodes ? m->nodes[t.node].name : "");
-	snprintf(buf, sizeof buf, t.job ? "%u" : "", t.job);
+	*buf = '\0';
+	if (t.job)
+		snprintf(buf, sizeof buf, "%u", t.job);
 	tcl_set_selection(c->app, "job", buf);
-	snprintf(buf, sizeof buf, t.fault ? "%u" : "", t.fault);
+	*buf = '\0';
+	if (t.fault)
+		snprintf(buf, sizeof buf, "%u", t.fault);
 	tcl_set_selection(c->app, "fault", buf);
 }
 
