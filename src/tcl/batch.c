@@ -240,6 +240,8 @@ int tcl_run_batch(struct myriad *app, const struct cli_opts *o, const char *runb
 	tc_virtual_clock(ts, 1);   /* when the cluster's time is virtual (the simulator, a replay) */
 	set_args(ts, runbook, argc, argv);
 	tc_output_batch(ts);   /* to a terminal: sanitised */
+	if (app->read_only || app->dry_run)   /* trying a runbook: it may not touch the machine either */
+		tc_sandbox(ts);
 	Tcl_SetVar(ts->interp, "::myriad::batch", "1", TCL_GLOBAL_ONLY);
 	Tcl_SetVar(ts->interp, "::myriad::json", o->json ? "1" : "0", TCL_GLOBAL_ONLY);
 	if (o->json)

@@ -248,6 +248,9 @@ static int dispatch(ClientData cd, Tcl_Interp *in, int objc, Tcl_Obj *const objv
 		return tc_err(&c, "SAFE", "\"%s\" is not allowed in the safe interpreter", c.cmd->name);
 	if (!tc_allowed(r->ci, c.cmd))
 		return tc_err(&c, "SAFE", "\"%s\" is not in the plugin's manifest", c.cmd->name);
+	if (c.ts->sandboxed && ((c.cmd->flags & TC_TRUSTED) || (c.cmd->section == SEC_CONFIG && !(c.cmd->flags & TC_SAFE))))
+		return tc_err(&c, "SANDBOX", "%s: not in a sandboxed run (--read-only, --dry-run, replay --run): "
+			      "it reads files or reaches hosts", c.cmd->name);
 	if (parse_args(&c, objc - skip, objv + skip) != TCL_OK)
 		return TCL_ERROR;
 	if (c.cmd->flags & TC_NA)
@@ -377,26 +380,12 @@ int tc_register_all(struct tcl_state *ts, Tcl_Interp *in, struct tc_interp *ci)
 
 /* ---- Tcl's own after, vwait, exit ---- */
 
-/* Tcl's own command, hidden as name: `interp invokehidden` from the main
- * interpreter (a safe one may not invoke its hidden commands itself). */
-static int call_hidden(struct tc_interp *ci, Tcl_Interp *in, const char *name, int objc, Tcl_Obj *const objv[])
+/* Tcl's own after or vwait (replaced by myriad's, which call it when the
+ * call cannot block the console): nothing of it is left for a script to
+ * reach, not even as a hidden command. */
+static int call_tcl(const Tcl_CmdInfo *info, Tcl_Interp *in, int objc, Tcl_Obj *const objv[])
 {
-	Tcl_Interp *master = ci->ts->interp;
-	Tcl_Obj *cmd = Tcl_NewListObj(0, NULL);
-	int rc;
-
-	Tcl_IncrRefCount(cmd);
-	Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj("::interp", -1));
-	Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj("invokehidden", -1));
-	Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj(in == master ? "" : "plugins", -1));
-	Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj(name, -1));
-	for (int i = 1; i < objc; i++)
-		Tcl_ListObjAppendElement(NULL, cmd, objv[i]);
-	rc = Tcl_EvalObjEx(master, cmd, 0);
-	Tcl_DecrRefCount(cmd);
-	if (in != master)
-		Tcl_TransferResult(master, rc, in);
-	return rc;
+	return info->objProc(info->objClientData, in, objc, objv);
 }
 
 static int console_mode(struct tcl_state *ts)
@@ -419,7 +408,7 @@ static int wrap_after(ClientData cd, Tcl_Interp *in, int objc, Tcl_Obj *const ob
 				       (long long)ms);
 		return tc_advance(ts, in, ts->app->now + (ms > 0 ? ms : 0) * 1000);
 	}
-	return call_hidden(ci, in, "_after", objc, objv);
+	return call_tcl(&ci->tcl_after, in, objc, objv);
 }
 
 static int wrap_vwait(ClientData cd, Tcl_Interp *in, int objc, Tcl_Obj *const objv[])
@@ -434,7 +423,7 @@ static int wrap_vwait(ClientData cd, Tcl_Interp *in, int objc, Tcl_Obj *const ob
 		return tc_ierr(in, "BLOCK", "vwait inside a hook would stop the cluster's time: use a coroutine");
 	if (objc != 2)
 		return tc_ierr(in, "USAGE", "wrong # args: should be \"vwait name\"");
-	rc = call_hidden(ci, in, "_vwait", objc, objv);
+	rc = call_tcl(&ci->tcl_vwait, in, objc, objv);
 	if (rc == TCL_ERROR && ci->ts->batch && strstr(Tcl_GetString(Tcl_GetObjResult(in)), "would wait forever") && (Tcl_ResetResult(in), 1))
 		return tc_ierr(in, "TIME", "vwait %s: the run reached its end (tick %lld; --ticks sets it) or the wait was inside a hook",
 			       Tcl_GetString(objv[1]), (long long)ci->ts->app->tick);
@@ -460,22 +449,59 @@ static int wrap_exit(ClientData cd, Tcl_Interp *in, int objc, Tcl_Obj *const obj
 	return tc_quit(&c);
 }
 
-static void wrap(Tcl_Interp *in, struct tc_interp *ci, const char *name, Tcl_ObjCmdProc *fn)
+/* Replaces Tcl's command name by fn (its own kept in *orig, if asked). */
+static void wrap(Tcl_Interp *in, struct tc_interp *ci, const char *name, Tcl_ObjCmdProc *fn, Tcl_CmdInfo *orig)
 {
-	char hidden[32];
+	Tcl_CmdInfo info;
 
-	snprintf(hidden, sizeof hidden, "_%s", name);
-	if (Tcl_HideCommand(in, name, hidden) == TCL_OK)
-		Tcl_CreateObjCommand(in, name, fn, ci, NULL);
-	Tcl_ResetResult(in);
+	if (!Tcl_GetCommandInfo(in, name, &info) || !info.isNativeObjectProc)
+		return;
+	if (orig)
+		*orig = info;
+	Tcl_DeleteCommand(in, name);
+	Tcl_CreateObjCommand(in, name, fn, ci, NULL);
 }
 
 void tc_wrap_builtins(Tcl_Interp *in, struct tc_interp *ci)
 {
-	wrap(in, ci, "after", wrap_after);
-	wrap(in, ci, "vwait", wrap_vwait);
+	wrap(in, ci, "after", wrap_after, &ci->tcl_after);
+	wrap(in, ci, "vwait", wrap_vwait, &ci->tcl_vwait);
 	if (!ci->safe)
-		wrap(in, ci, "exit", wrap_exit);
+		wrap(in, ci, "exit", wrap_exit, NULL);
+}
+
+/* A sandboxed run (--read-only, --dry-run, replay --run): from here on the
+ * main interpreter is a safe one - no exec, open, socket, file, source,
+ * load, cd, interp invokehidden, env - and myriad's commands that read
+ * files or reach hosts (TC_TRUSTED, the configuration's) are refused. The
+ * configuration, read before, was trusted; the runbook tried is not. */
+void tc_sandbox(struct tcl_state *ts)
+{
+	Tcl_Interp *in = ts->interp;
+	Tcl_Channel out = Tcl_GetStdChannel(TCL_STDOUT), err = Tcl_GetStdChannel(TCL_STDERR);
+	Tcl_Channel inp = Tcl_GetStdChannel(TCL_STDIN);
+
+	if (ts->sandboxed)
+		return;
+	Tcl_Eval(in, "clock format 0; clock scan 1970-01-01 -format %Y-%m-%d");   /* clock's library, while source works */
+	Tcl_ResetResult(in);
+	/* kept open while MakeSafe takes them from the interpreter: Tcl closes a
+	 * standard channel unregistered with fewer than two other references */
+	for (int i = 0; i < 2; i++) {
+		if (out)
+			Tcl_RegisterChannel(NULL, out);
+		if (err)
+			Tcl_RegisterChannel(NULL, err);
+		if (inp)
+			Tcl_RegisterChannel(NULL, inp);   /* the descriptor stays 0, the script loses it */
+	}
+	Tcl_MakeSafe(in);   /* unsafe commands hidden, std channels gone */
+	if (out)
+		tc_rebind_channel(in, "stdout", out);
+	if (err)
+		tc_rebind_channel(in, "stderr", err);
+	Tcl_CreateObjCommand(in, "exit", wrap_exit, &ts->main_ci, NULL);   /* MakeSafe hid ours */
+	ts->sandboxed = 1;
 }
 
 /* ---- the interpreter ---- */

@@ -135,7 +135,8 @@ static const char *const man_rest[] = {
 	".IP 1.",
 	"read-only: with --read-only every acting command is refused, from every path (the : line, keys, hooks, "
 	"runbooks); a dry run still says what would happen (it sends nothing), which is how a runbook is tried "
-	"on a recording: myriad --read-only --dry-run -e {replay open FILE; source RUNBOOK; advance}.",
+	"on a recording: myriad replay FILE --run RUNBOOK (which is a dry run), or myriad --read-only --dry-run "
+	"run RUNBOOK on the live cluster.",
 	".IP 2.",
 	"input: a drain needs a reason in the convention <source><code> <target> <detail>, such as "
 	"xid79 gpu3 fallen-off-bus: at most 64 characters, no commas, no control characters.",
@@ -161,6 +162,29 @@ static const char *const man_rest[] = {
 	"panel, on the status line (N actions pending) and in action list. Refused, failed and timed-out actions "
 	"are errors (errorCode MYRIAD GUARD, BACKEND, UNREACHABLE, TIMEOUT ...); partial is not, its dict says "
 	"failed N.",
+	".SH TRUST",
+	"What runs where, and what it may do:",
+	".IP \\(bu 2",
+	"The configuration (-c FILE, or the default file) is the site's own: full Tcl (exec, open, source, "
+	"socket), like a shell script the site keeps. It may not act on the cluster or exit.",
+	".IP \\(bu 2",
+	"The : line and the console's keys are the operator at the terminal: full Tcl, acting through the "
+	"action engine and its guards.",
+	".IP \\(bu 2",
+	"A runbook (myriad run RUNBOOK, -e SCRIPT) is as trusted as the account that runs it: full Tcl. "
+	"Run it with --read-only or --dry-run to try it, or on a recording with myriad replay FILE --run "
+	"RUNBOOK: then it runs in a safe interpreter, made so after the configuration was read: no exec, "
+	"open, socket, file, source, load, cd, glob, env or interp invokehidden, and none of myriad's "
+	"commands that read files or reach hosts (host, service, probe, ssh, hostkey, sim, plugin load, "
+	"replay open: error code MYRIAD SANDBOX). It can read the model, the recording (log query) and "
+	"say what it would do; it cannot act (read-only refuses, dry-run only says), nor touch files, "
+	"processes or the network. puts writes to stdout and stderr.",
+	".IP \\(bu 2",
+	"A Tcl plugin runs in a safe interpreter of its own with only its manifest's commands, all of "
+	"them among those that cannot act (myriad-plugins(7)). A C plugin is code in the process: it can "
+	"do anything the process can; load only what you would link.",
+	".PP",
+	"What every script prints reaches the terminal sanitised (BATCH RUNS).",
 	".SH BACKENDS",
 	"The backend is where actions go: the embedded simulator's scheduler when the simulator runs, Slurm when "
 	"the configuration names service slurm. One call acts on a whole nodeset.",

@@ -82,7 +82,7 @@ const struct tcl_cmd tc_table[] = {
 	/* ---- log and replay ---- */
 	{"log query", "SQL", "rows of a read-only query on the recording, as dicts", "", 1, 1, TC_RO, SEC_LOG, tc_log_query},
 	{"log mark", "TEXT", "an operator's note in the event stream (and the log)", "", 1, 1, TC_RO | TC_SAFE, SEC_LOG, tc_log_mark},
-	{"replay open", "FILE", "replay a recording: it becomes the only source", "", 1, 1, TC_RO, SEC_LOG, tc_replay},
+	{"replay open", "FILE", "replay a recording: it becomes the only source", "", 1, 1, TC_RO | TC_TRUSTED, SEC_LOG, tc_replay},
 	{"replay seek", "WHEN", "go to a time: +SECONDS from the start, ISO 8601, or a fault: next|prev", "", 1, 1, TC_RO, SEC_LOG, tc_replay},
 	{"replay step", "TICKS", "move by TICKS (negative: back)", "", 1, 1, TC_RO, SEC_LOG, tc_replay},
 	{"replay play", "?SPEED?", "play at SPEED times real time (default 1; 0 pauses)", "", 0, 1, TC_RO, SEC_LOG, tc_replay},

@@ -29,6 +29,7 @@
 #define TC_TEST 0x10       /* test and demo only */
 #define TC_NA 0x20         /* its part is not built yet: answers "not available" */
 #define TC_RAW 0x40        /* no option parsing: every word is an argument */
+#define TC_TRUSTED 0x80    /* reads files or reaches hosts it is told: not in a sandboxed run */
 
 enum tc_section { SEC_QUERY, SEC_ACT, SEC_EVENT, SEC_LOG, SEC_UI, SEC_FANOUT, SEC_CONFIG, SEC_RUN, SEC_COUNT };
 
@@ -61,6 +62,7 @@ struct tc_interp {
 	struct tcl_state *ts;
 	Tcl_Interp *interp;
 	int safe;
+	Tcl_CmdInfo tcl_after, tcl_vwait;   /* Tcl's own, called by myriad's after and vwait */
 	char **allow;              /* a Tcl plugin's manifest: the commands it may call; NULL: every safe one */
 	int nallow;
 };
@@ -92,6 +94,7 @@ struct tcl_state {
 	Tcl_Obj *apply;            /* "apply", shared */
 	/* how we run */
 	int batch;                 /* a batch run: no console */
+	int sandboxed;             /* a safe interpreter now (tc_sandbox) */
 	int in_config;             /* evaluating the configuration */
 	int virtual_clock;         /* batch: Tcl's clock follows virtual cluster time */
 	int64_t horizon;           /* batch: waits may let time pass up to here */
@@ -196,6 +199,7 @@ void tc_output_console(struct tcl_state *ts);
 void tc_output_batch(struct tcl_state *ts);
 void tc_print_safe(FILE *f, const char *s);
 void tc_rebind_channel(Tcl_Interp *in, const char *name, Tcl_Channel ch);
+void tc_sandbox(struct tcl_state *ts);
 int tc_apply_console(struct tcl_state *ts, char **err);
 char *tc_script_path(const char *name);   /* where scripts/NAME is, malloc'd; NULL if nowhere */
 void tc_man(struct sbuf *out);
