@@ -103,7 +103,7 @@ bench: deps
 	tclsh tests/bench/bench_slurm.tcl $(B)
 
 FUZZ_SECONDS ?= 30
-FUZZ_LIB  = src/util.c src/event.c src/nodeset.c src/nodeset_parse.c $(wildcard src/probe/*.c) src/ssh/hostkeys.c src/ssh/sha1.c
+FUZZ_LIB  = src/util.c src/event.c $(wildcard src/nodeset*.c) $(wildcard src/probe/*.c) src/ssh/hostkeys.c src/ssh/sha1.c
 fuzz: deps
 	@mkdir -p build-fuzz
 	@for f in $(FUZZ_SRC); do \
