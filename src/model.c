@@ -323,7 +323,7 @@ static void job_set_nodes(struct model *m, struct job *j, const char *nodes)
 	j->nodes = xstrdup(nodes ? nodes : "");
 	j->node_idx = NULL;
 	j->nnodes = 0;
-	if (!j->nodes[0] || !(ns = nodeset_from(j->nodes, &err))) {
+	if (!j->nodes[0] || !(ns = nodeset_from_slurm(j->nodes, &err))) {
 		free(err);
 		return;
 	}

@@ -1,15 +1,16 @@
 /*
- * nodeset_parse.c - the nodeset syntax (see nodeset.h): ranges with padding
- * and steps, several bracket groups, @groups through a callback, and the
- * operators , ! & ^ applied left to right. Errors name the 1-based position;
- * a work budget bounds what one parse may expand.
+ * nodeset_parse.c - the nodeset syntax (nodeset.h), read as ClusterShell 1.9
+ * reads it: ranges with padding and steps, digits glued to brackets, several
+ * brackets, whitespace where ClusterShell strips it, @groups through a
+ * callback, and the operators , ! & ^ applied left to right. Errors name the
+ * 1-based position; a work budget bounds what one parse may expand. The
+ * Slurm reading (nodeset_from_slurm) also takes Slurm's "n[01-100]" and, as
+ * Slurm, refuses text after the last bracket.
  */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "nodeset_int.h"
-
-/* ---- parsing ---- */
 
 struct parser {
 	const char *s;
@@ -18,28 +19,31 @@ struct parser {
 	uint64_t budget;        /* names and stepped indexes left to generate */
 	nodeset_group_fn groups;
 	void *ctx;
+	bool slurm;
 };
 
 struct num {
 	uint64_t v;
-	size_t pos, len;
+	size_t pos, len;        /* the digits */
+	bool ws_after;          /* whitespace follows them */
 };
 
 struct item {
-	struct num lo, hi;
-	uint64_t step;
+	struct num lo, hi, step;
+	bool range, stepped;
 };
 
-struct seg {                    /* literal text, then one bracket */
-	size_t lit, litlen;
-	int width;
+struct bracket {
+	size_t open;            /* offset of '[' */
+	struct item *it;
+	size_t n;
+	bool slash;
+	size_t tpos, tlen;      /* the digits right after ']' */
+};
+
+/* One index of a pattern: a bracket or a run of digits in the text. */
+struct dim {
 	struct rset rs;
-};
-
-struct elem {
-	struct seg *seg;
-	size_t n, cap;
-	size_t start, tail, end; /* tail: text after the last bracket */
 };
 
 PRINTF_LIKE(3, 4) static int perr(struct parser *p, size_t at, const char *fmt, ...)
@@ -72,7 +76,7 @@ static int unexpected(struct parser *p, const size_t *open, const char *expected
 
 	if (!c && open)
 		return perr(p, *open, "'[' is not closed");
-	if (c < 0x20 || c == 0x7f)
+	if ((c < 0x20 && !is_space((char)c)) || c == 0x7f)
 		return perr(p, p->i, "control character 0x%02x", c);
 	if (expected)
 		return perr(p, p->i, "expected %s", expected);
@@ -83,145 +87,265 @@ static int unexpected(struct parser *p, const size_t *open, const char *expected
 	return perr(p, p->i, "invalid character '%c'", c);
 }
 
+static void skip_spaces(struct parser *p)
+{
+	while (is_space(p->s[p->i]))
+		p->i++;
+}
+
+/* ---- brackets ---- */
+
 static int parse_num(struct parser *p, size_t open, struct num *n)
 {
+	skip_spaces(p);
 	n->pos = p->i;
 	n->v = 0;
 	while (is_digit(p->s[p->i]))
 		p->i++;
 	n->len = p->i - n->pos;
 	if (!n->len)
-		return unexpected(p, &open, "a number");
+		return unexpected(p, open == SIZE_MAX ? NULL : &open, "a number");
 	if (n->len > MAX_DIGITS)
 		return perr(p, n->pos, "number longer than %d digits", MAX_DIGITS);
 	for (size_t k = n->pos; k < p->i; k++)
 		n->v = n->v * 10 + (uint64_t)(p->s[k] - '0');
+	n->ws_after = is_space(p->s[p->i]);
+	skip_spaces(p);
 	return 0;
 }
 
 static int parse_item(struct parser *p, size_t open, struct item *it)
 {
-	struct num step;
-
-	it->step = 1;
+	memset(it, 0, sizeof *it);
 	if (parse_num(p, open, &it->lo) < 0)
 		return -1;
 	it->hi = it->lo;
-	if (p->s[p->i] != '-')
-		return 0;
-	p->i++;
-	if (parse_num(p, open, &it->hi) < 0)
-		return -1;
-	if (it->hi.v < it->lo.v)
-		return perr(p, it->lo.pos, "range %.*s-%.*s is reversed", (int)it->lo.len,
-			    p->s + it->lo.pos, (int)it->hi.len, p->s + it->hi.pos);
-	if (p->s[p->i] != '/')
-		return 0;
-	p->i++;
-	if (parse_num(p, open, &step) < 0)
-		return -1;
-	if (!step.v)
-		return perr(p, step.pos, "step must be at least 1");
-	it->step = step.v;
-	return 0;
-}
-
-static bool num_padded(const struct parser *p, const struct num *n)
-{
-	return n->len > 1 && p->s[n->pos] == '0';
-}
-
-/* The bracket's width: that of its first padded number, which all others
- * must print like (ClusterShell: [01-100] is 01..09,10..100). */
-static int bracket_width(struct parser *p, const struct item *it, size_t n, int *width)
-{
-	const struct num *pad = NULL, *x;
-	size_t i;
-
-	for (i = 0; i < 2 * n && !pad; i++) {
-		x = i % 2 ? &it[i / 2].hi : &it[i / 2].lo;
-		pad = num_padded(p, x) ? x : NULL;
-	}
-	*width = pad ? (int)pad->len : 0;
-	for (i = 0; pad && i < 2 * n; i++) {
-		x = i % 2 ? &it[i / 2].hi : &it[i / 2].lo;
-		if (num_padded(p, x) ? x->len != pad->len : x->len < pad->len)
-			return perr(p, x->pos, "%.*s is not padded like %.*s", (int)x->len,
-				    p->s + x->pos, (int)pad->len, p->s + pad->pos);
-	}
-	return 0;
-}
-
-static int bracket_ranges(struct parser *p, const struct item *it, size_t n, struct rset *rs)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		uint64_t v, count = (it[i].hi.v - it[i].lo.v) / it[i].step + 1;
-
-		if (it[i].step == 1) {
-			nsi_rs_append(rs, it[i].lo.v, it[i].hi.v);
-			continue;
-		}
-		if (charge(p, count, it[i].lo.pos) < 0)
+	if (p->s[p->i] == '-') {
+		p->i++;
+		it->range = true;
+		if (parse_num(p, open, &it->hi) < 0)
 			return -1;
-		for (v = it[i].lo.v; count--; v += it[i].step)
-			nsi_rs_append(rs, v, v);
 	}
-	nsi_rs_normalize(rs);
+	if (p->s[p->i] == '/') {
+		p->i++;
+		it->stepped = true;
+		if (parse_num(p, open, &it->step) < 0)
+			return -1;
+	}
 	return 0;
 }
 
-/* Parses "[...]" at p->i into g. */
-static int parse_bracket(struct parser *p, struct seg *g)
+/* Reads "[...]" at p->i and the digits after it into b. */
+static int parse_bracket(struct parser *p, struct bracket *b)
 {
-	size_t open = p->i, n = 0, cap = 0;
-	struct item *it = NULL;
-	int rc = 0;
+	size_t cap = 0;
 
-	p->i++;
+	b->open = p->i++;
 	for (;;) {
-		if (n == cap) {
+		if (b->n == cap) {
 			cap = cap ? 2 * cap : 8;
-			it = xrealloc(it, cap * sizeof *it);
+			b->it = xrealloc(b->it, cap * sizeof *b->it);
 		}
-		if ((rc = parse_item(p, open, &it[n])) < 0)
-			break;
-		n++;
+		if (parse_item(p, b->open, &b->it[b->n]) < 0)
+			return -1;
+		b->slash |= b->it[b->n++].stepped;
 		if (p->s[p->i] == ',') {
 			p->i++;
 			continue;
 		}
 		if (p->s[p->i] != ']')
-			rc = unexpected(p, &open, "']'");
+			return unexpected(p, &b->open, "']'");
+		p->i++;
 		break;
 	}
-	if (!rc)
+	b->tpos = p->i;
+	while (is_digit(p->s[p->i]))
 		p->i++;
-	if (!rc)
-		rc = bracket_width(p, it, n, &g->width);
-	if (!rc)
-		rc = bracket_ranges(p, it, n, &g->rs);
-	free(it);
+	b->tlen = p->i - b->tpos;
+	if (b->tlen && b->slash)
+		return perr(p, b->tpos, "digits after a bracket with a step");
+	if (p->s[p->i] == '[')
+		return perr(p, p->i, "'[' right after a bracket%s", b->tlen ? " and digits" : "");
+	return 0;
+}
+
+/* A number made of the text at pos (len digits) and the digits glued to it:
+ * ClusterShell reads "n[1-2]0" as n[10-20/10] and "n1[0-2]" as n[10-12]. */
+struct word {
+	char d[2 * MAX_DIGITS + 24];
+	size_t len;
+	uint64_t v;
+};
+
+static int word_make(struct parser *p, struct word *w, const char *a, size_t alen, const char *b,
+		     size_t blen, const char *c, size_t clen, size_t at)
+{
+	w->len = alen + blen + clen;
+	if (w->len > MAX_DIGITS)
+		return perr(p, at, "number longer than %d digits", MAX_DIGITS);
+	memcpy(w->d, a, alen);
+	memcpy(w->d + alen, b, blen);
+	memcpy(w->d + alen + blen, c, clen);
+	w->v = 0;
+	for (size_t k = 0; k < w->len; k++)
+		w->v = w->v * 10 + (uint64_t)(w->d[k] - '0');
+	return 0;
+}
+
+static bool word_padded(const struct word *w)
+{
+	return w->len > 1 && w->d[0] == '0';
+}
+
+/* Adds lo..hi/step to rs with ClusterShell's checks; the width of the
+ * indexes is that of zero-padded bounds, which must then be equally wide. */
+static int add_range(struct parser *p, struct rset *rs, const struct word *lo, const struct word *hi,
+		     uint64_t step, size_t at)
+{
+	bool pad = word_padded(lo), endpad = hi->v && word_padded(hi);
+	int width = pad ? (int)lo->len : 1;
+
+	if ((pad || endpad) && lo->len != hi->len) {
+		if (!(p->slurm && pad && !endpad && hi->len > lo->len))
+			return perr(p, at, "range %.*s-%.*s: zero-padded bounds must have the same width",
+				    (int)lo->len, lo->d, (int)hi->len, hi->d);
+	}
+	if (lo->v > hi->v)
+		return perr(p, at, "range %.*s-%.*s is reversed", (int)lo->len, lo->d, (int)hi->len, hi->d);
+	if (hi->v - lo->v >= RANGE_LIMIT - 1)
+		return perr(p, at, "range %.*s-%.*s is too large (ClusterShell takes fewer than 10^9 indexes)",
+			    (int)lo->len, lo->d, (int)hi->len, hi->d);
+	if (step == 1) {
+		nsi_rs_add_values(rs, lo->v, hi->v, width);
+		return 0;
+	}
+	uint64_t count = (hi->v - lo->v) / step + 1, v = lo->v;
+
+	if (charge(p, count, at) < 0)
+		return -1;
+	for (; count--; v += step)
+		nsi_rs_add_values(rs, v, v, width);
+	return 0;
+}
+
+/* The indexes of bracket b, with the digits before it (lead, llen). */
+static int bracket_set(struct parser *p, const struct bracket *b, size_t lead, size_t llen, struct rset *out)
+{
+	const char *t = p->s + b->tpos;
+	struct rset rs = {0};
+	struct word lo, hi;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < b->n && !rc; i++) {
+		const struct item *it = &b->it[i];
+		uint64_t step = it->stepped ? it->step.v : 1;
+
+		if (b->tlen && (it->lo.ws_after || (it->range && it->hi.ws_after)))
+			rc = perr(p, it->lo.ws_after ? it->lo.pos + it->lo.len : it->hi.pos + it->hi.len,
+				  "whitespace before the digits after ']'");
+		else if (it->stepped && it->step.v == 0)
+			rc = perr(p, it->step.pos, "step must be at least 1");
+		else if (it->stepped && !it->range && it->step.v != 1)
+			rc = perr(p, it->step.pos, "a step needs a range (lo-hi/step)");
+		if (!rc && b->tlen && it->range) {
+			if (b->tlen > MAX_DIGITS)
+				rc = perr(p, b->tpos, "number longer than %d digits", MAX_DIGITS);
+			else
+				step = nsi_p10[b->tlen];
+		}
+		if (!rc)
+			rc = word_make(p, &lo, p->s + it->lo.pos, it->lo.len, t, b->tlen, "", 0, it->lo.pos);
+		if (!rc)
+			rc = word_make(p, &hi, p->s + it->hi.pos, it->hi.len, t, b->tlen, "", 0, it->hi.pos);
+		if (!rc)
+			rc = add_range(p, &rs, &lo, &hi, step, it->lo.pos);
+	}
+	nsi_rs_normalize(&rs);
+	if (rc || !llen) {
+		*out = rs;
+		return rc;
+	}
+	/* digits before '[': glued to each run of the set, as text */
+	struct slices sl = {0};
+
+	nsi_slices(&rs, &sl);
+	for (i = 0; i < sl.n && !rc; i++) {
+		char a[24], z[24];
+		size_t alen = nsi_key_str(a, sl.sl[i].lo), zlen = nsi_key_str(z, sl.sl[i].hi);
+
+		rc = word_make(p, &lo, p->s + lead, llen, a, alen, "", 0, lead);
+		if (!rc)
+			rc = word_make(p, &hi, p->s + lead, llen, z, zlen, "", 0, lead);
+		if (!rc)
+			rc = add_range(p, out, &lo, &hi, 1, lead);
+	}
+	free(sl.sl);
+	free(rs.r);
+	nsi_rs_normalize(out);
 	return rc;
 }
 
-static void elem_free(struct elem *e)
-{
-	size_t i;
+/* ---- patterns ---- */
 
-	for (i = 0; i < e->n; i++)
-		free(e->seg[i].rs.r);
-	free(e->seg);
+struct operand {
+	struct bracket *b;
+	size_t nb, capb;
+	size_t start, end;
+	struct dim *d;
+	size_t nd, capd;
+	struct sbuf pat;
+};
+
+static void operand_free(struct operand *o)
+{
+	for (size_t i = 0; i < o->nb; i++)
+		free(o->b[i].it);
+	for (size_t i = 0; i < o->nd; i++)
+		free(o->d[i].rs.r);
+	free(o->b);
+	free(o->d);
+	sbuf_free(&o->pat);
+}
+
+static struct rset *dim_new(struct operand *o)
+{
+	if (o->nd == o->capd) {
+		o->capd = o->capd ? 2 * o->capd : 4;
+		o->d = xrealloc(o->d, o->capd * sizeof *o->d);
+	}
+	memset(&o->d[o->nd], 0, sizeof o->d[0]);
+	return &o->d[o->nd++].rs;
+}
+
+/* Text [a, z) of the pattern: its digit runs become indexes. */
+static int add_text(struct parser *p, struct operand *o, size_t a, size_t z)
+{
+	struct keyvec kv;
+	size_t bad = 0;
+	int n;
+
+	if (a == z)
+		return 0;
+	nsi_kv_init(&kv);
+	n = nsi_name_scan(p->s + a, z - a, &o->pat, &kv, &bad);
+	if (n < 0) {
+		nsi_kv_free(&kv);
+		return perr(p, a + bad, "index too large (ClusterShell takes up to 1e100)");
+	}
+	for (int k = 0; k < n; k++)
+		nsi_rs_append(dim_new(o), kv.k[k], kv.k[k]);
+	nsi_kv_free(&kv);
+	return 0;
 }
 
 /* Scans a name with its brackets, from p->i to the first character that
- * cannot be part of it. */
-static int parse_elem(struct parser *p, struct elem *e)
+ * cannot be part of it, and works out its pattern and indexes. */
+static int parse_pattern(struct parser *p, struct operand *o)
 {
-	struct seg *g;
+	size_t text = p->i, i;
 
-	e->start = e->tail = p->i;
+	o->start = p->i;
 	for (;;) {
 		char c = p->s[p->i];
 
@@ -229,193 +353,183 @@ static int parse_elem(struct parser *p, struct elem *e)
 			p->i++;
 			continue;
 		}
+		if (c == ']')
+			return unexpected(p, NULL, NULL);
 		if (c != '[')
 			break;
-		if (p->i == e->start)
-			return perr(p, p->i, "expected a name before '['");
-		if (e->n == e->cap) {
-			e->cap = e->cap ? 2 * e->cap : 4;
-			e->seg = xrealloc(e->seg, e->cap * sizeof *e->seg);
+		if (o->nb == o->capb) {
+			o->capb = o->capb ? 2 * o->capb : 4;
+			o->b = xrealloc(o->b, o->capb * sizeof *o->b);
 		}
-		g = &e->seg[e->n++];
-		memset(g, 0, sizeof *g);
-		g->lit = e->tail;
-		g->litlen = p->i - e->tail;
-		if (parse_bracket(p, g) < 0)
+		memset(&o->b[o->nb], 0, sizeof o->b[0]);
+		if (parse_bracket(p, &o->b[o->nb++]) < 0)
 			return -1;
-		e->tail = p->i;
 	}
-	e->end = p->i;
+	o->end = p->i;
+	if (p->slurm && o->nb) {
+		const struct bracket *b = &o->b[o->nb - 1];
+
+		if (b->tpos != o->end)
+			return perr(p, b->tpos, "text after the last ']' (Slurm hostlists end with ']')");
+	}
+	for (i = 0; i < o->nb; i++) {
+		const struct bracket *b = &o->b[i];
+		size_t lead = b->open;
+
+		while (lead > text && is_digit(p->s[lead - 1]))
+			lead--;
+		if (add_text(p, o, text, lead) < 0)
+			return -1;
+		sbuf_add(&o->pat, "%s", 2);
+		if (bracket_set(p, b, lead, b->open - lead, dim_new(o)) < 0)
+			return -1;
+		text = b->tpos + b->tlen;
+	}
+	if (add_text(p, o, text, o->end) < 0)
+		return -1;
+	if (!o->pat.s)
+		sbuf_add(&o->pat, "", 0);
 	return 0;
 }
 
-/* Whether the last bracket is the names' last run of digits, so it can stay
- * a range; otherwise every name is built and split. */
-static bool elem_folds(const struct parser *p, const struct elem *e)
+/* Work to expand every combination of the first m indexes: per combination
+ * its keys, and the ranges of index m if it stays ranges (names), or its
+ * text (groups). */
+static int charge_combos(struct parser *p, const struct operand *o, size_t m, bool text, size_t at)
 {
-	const struct seg *g = e->n ? &e->seg[e->n - 1] : NULL;
-	size_t i;
+	uint64_t combos = 1, each = 1 + (o->nd - 1) / 4;
 
-	if (!g || !g->litlen || is_digit(p->s[g->lit + g->litlen - 1]))
-		return false;
-	for (i = e->tail; i < e->end; i++)
-		if (is_digit(p->s[i]))
-			return false;
-	return true;
+	for (size_t i = 0; i < m; i++)
+		combos = sat_mul(combos, nsi_rs_count(&o->d[i].rs));
+	if (text)
+		each = 1 + (o->end - o->start + o->nd * MAX_DIGITS) / 16;
+	else if (m < o->nd)
+		each = o->d[m].rs.n + (o->nd - 1) / 4;
+	return charge(p, m ? sat_mul(combos, each) : 0, at);
 }
 
 struct odo {
 	size_t ri;
-	uint64_t v;
+	uint64_t k;
 };
 
-static bool odo_next(struct odo *o, const struct elem *e, size_t m)
+static bool odo_next(struct odo *od, const struct operand *o, size_t m)
 {
 	while (m-- > 0) {
-		const struct rset *rs = &e->seg[m].rs;
+		const struct rset *rs = &o->d[m].rs;
 
-		if (o[m].v < rs->r[o[m].ri].hi) {
-			o[m].v++;
+		if (od[m].k < rs->r[od[m].ri].hi) {
+			od[m].k++;
 			return true;
 		}
-		if (o[m].ri + 1 < rs->n) {
-			o[m].v = rs->r[++o[m].ri].lo;
+		if (od[m].ri + 1 < rs->n) {
+			od[m].k = rs->r[++od[m].ri].lo;
 			return true;
 		}
-		o[m].ri = 0;
-		o[m].v = rs->r[0].lo;
+		od[m].ri = 0;
+		od[m].k = rs->r[0].lo;
 	}
 	return false;
 }
 
-static void odo_text(const struct parser *p, const struct elem *e, const struct odo *o,
-		     size_t m, struct sbuf *b)
+/* Adds the names of a pattern to out: every combination of its first
+ * indexes, the last one as ranges. */
+static int add_names(struct parser *p, const struct operand *o, struct nodeset *out)
 {
-	size_t i;
+	size_t m = o->nd ? o->nd - 1 : 0, i;
+	struct pattern *pt;
+	struct odo *od;
+	uint64_t *k;
 
-	sbuf_reset(b);
-	for (i = 0; i < m; i++) {
-		sbuf_add(b, p->s + e->seg[i].lit, e->seg[i].litlen);
-		nsi_add_index(b, o[i].v, e->seg[i].width);
+	if (charge_combos(p, o, m, false, o->start) < 0)
+		return -1;
+	pt = nsi_pattern(out, o->pat.s, o->pat.len, (int)o->nd);
+	if (!o->nd) {
+		nsi_pend(out, pt, NULL, 0, 0);
+		return 0;
 	}
-	if (m < e->n)
-		sbuf_add(b, p->s + e->seg[m].lit, e->seg[m].litlen);
-	else
-		sbuf_add(b, p->s + e->tail, e->end - e->tail);
+	od = xcalloc(m + 1, sizeof *od);
+	k = xcalloc(m + 1, sizeof *k);
+	for (i = 0; i < m; i++)
+		od[i].k = o->d[i].rs.r[0].lo;
+	do {
+		for (i = 0; i < m; i++)
+			k[i] = od[i].k;
+		for (i = 0; i < o->d[m].rs.n; i++)
+			nsi_pend(out, pt, k, o->d[m].rs.r[i].lo, o->d[m].rs.r[i].hi);
+	} while (odo_next(od, o, m));
+	free(od);
+	free(k);
+	return 0;
 }
 
-typedef int (*name_fn)(struct parser *p, const struct elem *e, const struct sbuf *b,
-		       struct nodeset *out);
-
-/* Calls fn with the text of every combination of the first m brackets (and
- * the literal after them), charging the parse budget first: the text's length
- * and, when the last bracket stays a range set, its ranges per combination. */
-static int expand(struct parser *p, const struct elem *e, size_t m, name_fn fn,
-		  struct nodeset *out)
+/* @group: every name the pattern expands to is a group for the callback. */
+static int add_groups(struct parser *p, const struct operand *o, struct nodeset *out)
 {
-	uint64_t each = 1 + (e->end - e->start + m * MAX_DIGITS) / 16;
-	uint64_t combos = 1, cost;
-	struct sbuf b = {0};
-	struct odo *o;
-	size_t i;
+	size_t at = o->start - 1, i;
+	struct sbuf name = {0};
+	struct odo *od;
 	int rc = 0;
 
-	for (i = 0; i < m; i++)
-		combos = sat_mul(combos, nsi_rs_count(&e->seg[i].rs));
-	if (m < e->n)
-		each += e->seg[m].rs.n;
-	cost = m ? sat_mul(combos, each) : 0;
-	if (charge(p, cost, e->start) < 0)
+	if (o->end == o->start)
+		return perr(p, p->i, "empty group name");
+	if (charge_combos(p, o, o->nd, true, at) < 0)
 		return -1;
-	o = xcalloc(m + 1, sizeof *o);
-	for (i = 0; i < m; i++)
-		o[i].v = e->seg[i].rs.r[0].lo;
+	od = xcalloc(o->nd + 1, sizeof *od);
+	for (i = 0; i < o->nd; i++)
+		od[i].k = o->d[i].rs.r[0].lo;
 	do {
-		odo_text(p, e, o, m, &b);
-		rc = fn(p, e, &b, out);
-	} while (!rc && odo_next(o, e, m));
-	free(o);
-	sbuf_free(&b);
-	return rc;
-}
+		const char *s = o->pat.s, *a = s;
+		struct nodeset *g;
+		char *cerr = NULL;
+		size_t x = 0;
 
-static int add_ranges_cb(struct parser *p, const struct elem *e, const struct sbuf *b,
-			 struct nodeset *out)
-{
-	const struct seg *g = &e->seg[e->n - 1];
-	size_t i;
-
-	for (i = 0; i < g->rs.n; i++)
-		nsi_raw_add(out, b->s, b->len, p->s + e->tail, e->end - e->tail, g->width,
-			g->rs.r[i].lo, g->rs.r[i].hi);
-	return 0;
-}
-
-static int add_name_cb(struct parser *p, const struct elem *e, const struct sbuf *b,
-		       struct nodeset *out)
-{
-	(void)p;
-	(void)e;
-	nsi_raw_add_name(out, b->s, b->len);
-	return 0;
-}
-
-static int group_cb(struct parser *p, const struct elem *e, const struct sbuf *b,
-		    struct nodeset *out)
-{
-	struct nodeset *g;
-	char *cerr = NULL;
-	size_t i;
-	int rc;
-
-	if (!p->groups)
-		return perr(p, e->start - 1, "unknown group @%s (no group resolver)", b->s);
-	g = nodeset_new();
-	rc = p->groups(p->ctx, b->s, g, &cerr) ? -1 : 0;
-	if (rc)
-		perr(p, e->start - 1, "%s", cerr ? cerr : "unknown group");
-	for (i = 0; !rc && i < g->n; i++) {
-		rc = charge(p, 1 + g->p[i].rs.n, e->start - 1);
+		sbuf_reset(&name);
+		for (; *s; s++)
+			if (s[0] == '%' && s[1] == 's') {
+				sbuf_add(&name, a, (size_t)(s - a));
+				nsi_add_key(&name, od[x++].k);
+				a = ++s + 1;
+			}
+		sbuf_add(&name, a, (size_t)(s - a));
+		if (!p->groups) {
+			rc = perr(p, at, "unknown group @%s (no group resolver)", name.s);
+			break;
+		}
+		g = nodeset_new();
+		if (p->groups(p->ctx, name.s, g, &cerr))
+			rc = perr(p, at, "%s", cerr ? cerr : "unknown group");
+		else
+			rc = charge(p, 1 + g->n, at);
 		if (!rc)
-			nsi_pat_copy(nsi_ns_grow(out), &g->p[i]);
-	}
-	free(cerr);
-	nodeset_free(g);
+			nsi_combine(out, g, OP_UNION);
+		free(cerr);
+		nodeset_free(g);
+	} while (!rc && odo_next(od, o, o->nd));
+	free(od);
+	sbuf_free(&name);
 	return rc;
 }
 
-/* One operand: a name with brackets, or @group. Its names go to the raw out. */
+/* One operand: a name with brackets, or @group. Its names go to out. */
 static int parse_operand(struct parser *p, struct nodeset *out)
 {
-	struct elem e = {0};
+	struct operand o = {0};
 	bool group = p->s[p->i] == '@';
 	int rc;
 
 	p->i += group;
-	rc = parse_elem(p, &e);
-	if (!rc && e.end == e.start) {
-		if (is_op(p->s[p->i]) || !p->s[p->i] || p->s[p->i] == ' ')
-			rc = perr(p, p->i, group ? "empty group name" : "empty name");
+	rc = parse_pattern(p, &o);
+	if (!rc && !group && o.end == o.start) {
+		if (is_op(p->s[p->i]) || !p->s[p->i] || is_space(p->s[p->i]))
+			rc = perr(p, p->i, "empty name");
 		else
 			rc = unexpected(p, NULL, NULL);
-	} else if (!rc && !group && is_digit(p->s[e.start])) {
-		rc = perr(p, e.start, "a name must not start with a digit");
 	}
-	if (!rc && group) {
-		rc = expand(p, &e, e.n, group_cb, out);
-	} else if (!rc) {
-		bool folds = elem_folds(p, &e);
-
-		rc = expand(p, &e, folds ? e.n - 1 : e.n, folds ? add_ranges_cb : add_name_cb, out);
-	}
-	elem_free(&e);
+	if (!rc)
+		rc = group ? add_groups(p, &o, out) : add_names(p, &o, out);
+	operand_free(&o);
 	return rc;
-}
-
-static void skip_spaces(struct parser *p)
-{
-	while (p->s[p->i] == ' ')
-		p->i++;
 }
 
 static enum op op_of(char c)
@@ -423,19 +537,29 @@ static enum op op_of(char c)
 	return c == '!' ? OP_DIFF : c == '&' ? OP_INTER : c == '^' ? OP_XOR : OP_UNION;
 }
 
-/* acc = acc op el. Unions were appended raw to acc; sort before combining. */
-static int combine(struct parser *p, struct nodeset *acc, struct nodeset *el, enum op op,
-		   size_t at)
+/* The work an operation on ns costs: its rows and ranges. */
+static uint64_t weight(const struct nodeset *ns)
 {
-	if (charge(p, acc->n + el->n, at) < 0)
+	uint64_t w = 0;
+
+	for (size_t i = 0; i < ns->n; i++) {
+		w += 1 + ns->p[i].n + ns->p[i].npend;
+		for (size_t r = 0; r < ns->p[i].n; r++)
+			w += ns->p[i].rs[r].n;
+	}
+	return w;
+}
+
+/* acc = acc op el. */
+static int combine(struct parser *p, struct nodeset *acc, struct nodeset *el, enum op op, size_t at)
+{
+	if (charge(p, weight(acc) + weight(el), at) < 0)
 		return -1;
-	nsi_ns_normalize(acc);
-	nsi_ns_normalize(el);
-	nsi_ns_combine(acc, el, op);
+	nsi_combine(acc, el, op);
 	return 0;
 }
 
-/* Evaluates the whole text left to right into the raw set acc. */
+/* Evaluates the whole text left to right into acc. */
 static int parse_all(struct parser *p, struct nodeset *acc)
 {
 	enum op op = OP_UNION;
@@ -462,7 +586,7 @@ static int parse_all(struct parser *p, struct nodeset *acc)
 			return 0;
 		if (!is_op(p->s[p->i])) {
 			if (p->i > end && (is_namechar(p->s[p->i]) || strchr("[@", p->s[p->i])))
-				return perr(p, end, "space inside a name");
+				return perr(p, end, "whitespace inside a name");
 			return unexpected(p, NULL, NULL);
 		}
 		at = p->i;
@@ -470,16 +594,15 @@ static int parse_all(struct parser *p, struct nodeset *acc)
 	}
 }
 
-int nodeset_parse(struct nodeset *ns, const char *text, nodeset_group_fn groups, void *ctx,
-		  char **err)
+static int parse(struct nodeset *ns, const char *text, nodeset_group_fn groups, void *ctx, bool slurm,
+		 char **err)
 {
-	struct parser p = {text ? text : "", 0, NULL, PARSE_BUDGET, groups, ctx};
+	struct parser p = {text ? text : "", 0, NULL, PARSE_BUDGET, groups, ctx, slurm};
 	struct nodeset acc = {0};
 	int rc = parse_all(&p, &acc);
 
-	nsi_ns_normalize(&acc);
 	if (!rc)
-		nsi_ns_apply(ns, &acc, OP_UNION);
+		nsi_combine(ns, &acc, OP_UNION);
 	nodeset_clear(&acc);
 	free(acc.p);
 	if (err)
@@ -489,13 +612,76 @@ int nodeset_parse(struct nodeset *ns, const char *text, nodeset_group_fn groups,
 	return rc;
 }
 
+int nodeset_parse(struct nodeset *ns, const char *text, nodeset_group_fn groups, void *ctx, char **err)
+{
+	return parse(ns, text, groups, ctx, false, err);
+}
+
 struct nodeset *nodeset_from(const char *text, char **err)
 {
 	struct nodeset *ns = nodeset_new();
 
-	if (nodeset_parse(ns, text, NULL, NULL, err) < 0) {
+	if (parse(ns, text, NULL, NULL, false, err) < 0) {
 		nodeset_free(ns);
 		return NULL;
 	}
 	return ns;
+}
+
+struct nodeset *nodeset_from_slurm(const char *text, char **err)
+{
+	struct nodeset *ns = nodeset_new();
+
+	if (parse(ns, text, NULL, NULL, true, err) < 0) {
+		nodeset_free(ns);
+		return NULL;
+	}
+	return ns;
+}
+
+/* ---- positions ---- */
+
+int nsi_parse_positions(const char *text, struct rset *out, char **err)
+{
+	struct parser p = {text ? text : "", 0, NULL, PARSE_BUDGET, NULL, NULL, false};
+	int rc = 0;
+
+	for (;;) {
+		struct item it;
+
+		if ((rc = parse_item(&p, SIZE_MAX, &it)) < 0)
+			break;
+		if (it.lo.v > it.hi.v) {
+			rc = perr(&p, it.lo.pos, "range %.*s-%.*s is reversed", (int)it.lo.len, p.s + it.lo.pos,
+				  (int)it.hi.len, p.s + it.hi.pos);
+			break;
+		}
+		if (it.stepped && (it.step.v == 0 || (!it.range && it.step.v != 1))) {
+			rc = perr(&p, it.step.pos, it.step.v ? "a step needs a range (lo-hi/step)" : "step must be at least 1");
+			break;
+		}
+		if (!it.stepped || it.step.v == 1) {
+			nsi_rs_append(out, it.lo.v, it.hi.v);
+		} else {
+			uint64_t count = (it.hi.v - it.lo.v) / it.step.v + 1, v = it.lo.v;
+
+			if ((rc = charge(&p, count, it.lo.pos)) < 0)
+				break;
+			for (; count--; v += it.step.v)
+				nsi_rs_append(out, v, v);
+		}
+		if (p.s[p.i] == ',') {
+			p.i++;
+			continue;
+		}
+		if (p.s[p.i])
+			rc = unexpected(&p, NULL, "',' or the end");
+		break;
+	}
+	nsi_rs_normalize(out);
+	if (err)
+		*err = p.err;
+	else
+		free(p.err);
+	return rc;
 }

@@ -23,7 +23,7 @@ static char *fold_nodes(const struct model *m, const int32_t *nodes, int32_t n)
 	for (int32_t i = 0; i < n; i++)
 		if (nodes[i] >= 0 && nodes[i] < m->nnodes)
 			nodeset_add(ns, m->nodes[nodes[i]].name);
-	s = nodeset_fold(ns);
+	s = nodeset_fold_slurm(ns);   /* for scontrol and sinfo */
 	nodeset_free(ns);
 	return s;
 }

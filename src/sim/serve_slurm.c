@@ -122,7 +122,7 @@ static int add_name(void *ctx, const char *name)
 static int expand(struct act *a, const char *text, struct names *nm)
 {
 	char *err = NULL;
-	struct nodeset *ns = nodeset_from(text, &err);
+	struct nodeset *ns = nodeset_from_slurm(text, &err);
 	int rc = -1;
 
 	memset(nm, 0, sizeof *nm);

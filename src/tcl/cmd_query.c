@@ -1,6 +1,7 @@
 /*
- * cmd_query.c - the query commands: cluster, now, nodes, nodeset, node info,
- * gpu info/get, power, links and xid. Jobs and faults are in cmd_jobs.c.
+ * cmd_query.c - the query commands: cluster, now, nodes, node info, gpu
+ * info/get, power, links and xid. Jobs and faults are in cmd_jobs.c, the
+ * nodeset commands in cmd_nodeset.c.
  * Everything here reads the model and nothing else, so it works the same on
  * a live cluster, the simulator and a replay.
  */
@@ -231,106 +232,6 @@ int tc_nodes(struct tcl_call *c)
 	nodeset_free(out);
 	node_filter_free(&nf);
 	return TCL_OK;
-}
-
-/* ---- nodeset algebra ---- */
-
-static int add_name(void *ctx, const char *name)
-{
-	Tcl_ListObjAppendElement(NULL, ctx, Tcl_NewStringObj(name, -1));
-	return 0;
-}
-
-int tc_nodeset_expand(struct tcl_call *c)
-{
-	struct nodeset *ns = tc_nodeset(c, c->argv[0]);
-	Tcl_Obj *l;
-
-	if (!ns)
-		return TCL_ERROR;
-	if (nodeset_count(ns) > 1000000) {
-		nodeset_free(ns);
-		return tc_err(c, "INPUT", "nodeset too large to expand");
-	}
-	l = Tcl_NewListObj(0, NULL);
-	nodeset_foreach(ns, add_name, l);
-	nodeset_free(ns);
-	return ok(c, l);
-}
-
-static int result_fold(struct tcl_call *c, struct nodeset *ns)
-{
-	char *f = nodeset_fold(ns);
-
-	Tcl_SetObjResult(c->interp, Tcl_NewStringObj(f, -1));
-	free(f);
-	nodeset_free(ns);
-	return TCL_OK;
-}
-
-int tc_nodeset_fold(struct tcl_call *c)
-{
-	struct nodeset *all = nodeset_new();
-
-	for (int i = 0; i < c->argc; i++) {
-		Tcl_Obj **e;
-		int n;
-
-		if (Tcl_ListObjGetElements(c->interp, c->argv[i], &n, &e) != TCL_OK) {
-			nodeset_free(all);
-			return TCL_ERROR;
-		}
-		for (int k = 0; k < n; k++) {
-			struct nodeset *ns = tc_nodeset(c, e[k]);
-
-			if (!ns) {
-				nodeset_free(all);
-				return TCL_ERROR;
-			}
-			nodeset_union(all, ns);
-			nodeset_free(ns);
-		}
-	}
-	return result_fold(c, all);
-}
-
-int tc_nodeset_count(struct tcl_call *c)
-{
-	struct nodeset *ns = tc_nodeset(c, c->argv[0]);
-	size_t n;
-
-	if (!ns)
-		return TCL_ERROR;
-	n = nodeset_count(ns);
-	nodeset_free(ns);
-	return ok(c, Tcl_NewWideIntObj((Tcl_WideInt)MIN(n, (size_t)INT64_MAX)));
-}
-
-int tc_nodeset_op(struct tcl_call *c)
-{
-	const char *op = strchr(c->cmd->name, ' ') + 1;
-	struct nodeset *acc = tc_nodeset(c, c->argv[0]);
-
-	if (!acc)
-		return TCL_ERROR;
-	for (int i = 1; i < c->argc; i++) {
-		struct nodeset *ns = tc_nodeset(c, c->argv[i]);
-
-		if (!ns) {
-			nodeset_free(acc);
-			return TCL_ERROR;
-		}
-		if (!strcmp(op, "and"))
-			nodeset_intersect(acc, ns);
-		else if (!strcmp(op, "or"))
-			nodeset_union(acc, ns);
-		else if (!strcmp(op, "diff"))
-			nodeset_difference(acc, ns);
-		else
-			nodeset_xor(acc, ns);
-		nodeset_free(ns);
-	}
-	return result_fold(c, acc);
 }
 
 /* ---- nodes and GPUs ---- */

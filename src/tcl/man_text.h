@@ -30,7 +30,10 @@ static const char *const man_intro[] = {
 	"STORE, SAFE or EXIT.",
 	".PP",
 	"Nodesets use ClusterShell syntax and must be braced in Tcl, where brackets are command substitution: "
-	"node drain {gpu[0001-0004]} -reason \"xid79 gpu3 fallen-off-bus\". Topology groups: @all, @su:N, "
+	"node drain {gpu[0001-0004]} -reason \"xid79 gpu3 fallen-off-bus\". They are read as ClusterShell 1.9 "
+	"reads them, with its errors (n[01-100] and n[1-4]0[3-4] are errors, as a typo must not select nodes), "
+	"and folded as it folds, in every number: gpu[0001-1280]-ib[0-7], n[1,03,05]; names are ordered by "
+	"their numbers. Topology groups: @all, @su:N, "
 	"@rack:N, @leaf:SU.RAIL (the nodes cabled to that leaf switch), @job:ID, @state:S. Scalable units and "
 	"racks count from 1, as the switch names (leaf-s03-r5) do; GPU indexes and rails count from 0, as "
 	"nvidia-smi does. One GPU is NODE:INDEX, as gpu0007:3.",

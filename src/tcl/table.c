@@ -31,6 +31,18 @@ const struct tcl_cmd tc_table[] = {
 	{"nodeset or", "NODESET NODESET ?NODESET ...?", "union", "", 2, -1, Q, SEC_QUERY, tc_nodeset_op},
 	{"nodeset diff", "NODESET NODESET ?NODESET ...?", "the first set without the others", "", 2, -1, Q, SEC_QUERY, tc_nodeset_op},
 	{"nodeset xor", "NODESET NODESET", "names in exactly one of the two", "", 2, 2, Q, SEC_QUERY, tc_nodeset_op},
+	{"nodeset contains", "NODESET NODESET", "1 if every name of the second nodeset (a name, say) is in the first, else 0",
+		"", 2, 2, Q, SEC_QUERY, tc_nodeset_member},
+	{"nodeset subset", "NODESET NODESET", "1 if every name of the first nodeset is in the second, else 0",
+		"", 2, 2, Q, SEC_QUERY, tc_nodeset_member},
+	{"nodeset index", "NODESET INDEX", "the name at INDEX in the order of expand: 0 first, -1 or end the last, end-N",
+		"", 2, 2, Q, SEC_QUERY, tc_nodeset_index},
+	{"nodeset slice", "NODESET POSITIONS", "the names at POSITIONS, 0 first, in ClusterShell's range syntax as nodeset -I takes them "
+		"(0-9, 0-99/2, 5,7), as a nodeset", "", 2, 2, Q, SEC_QUERY, tc_nodeset_slice},
+	{"nodeset split", "NODESET N", "N nodesets in order (fewer if there are fewer names) whose sizes differ by at most one, "
+		"the larger first, as nodeset --split", "", 2, 2, Q, SEC_QUERY, tc_nodeset_split},
+	{"nodeset contiguous", "NODESET", "the runs of consecutive indexes as a list of nodesets, as nodeset --contiguous: "
+		"n[1-3,5] gives n[1-3] n5", "", 1, 1, Q, SEC_QUERY, tc_nodeset_contiguous},
 	{"node info", "NODE", "a node as a dict: state, drain reason, who and when, SU, rack, jobs, open faults, data age",
 		"", 1, 1, Q, SEC_QUERY, tc_node_info},
 	{"gpu info", "NODE:INDEX | NODE INDEX", "one GPU as a dict: metrics, throttle reasons, last XID, uuid, PCI id, job, model (nvidia-smi's name)",
