@@ -4,16 +4,18 @@
  * port state, and the device name must stay bounded.
  */
 #include <string.h>
+#include "fuzz_lines.h"
 #include "probe/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void one(const char *s, size_t n)
+static void one(const char *s, size_t n, void *ctx)
 {
 	struct ib_rec r;
 	const char *err = NULL;
 	int rc = ib_parse_line(s, n, &r, &err);
 
+	(void)ctx;
 	if (rc < -1 || rc > 1 || (rc < 0 && !err) || strlen(r.dev) >= sizeof r.dev)
 		__builtin_trap();
 	if (rc == 1 && (r.counter < -1 || r.counter >= IBC_COUNT || r.port < 0 || r.port > 255 ||
@@ -24,14 +26,6 @@ static void one(const char *s, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *p = (const char *)data, *end = p + size;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		one(p, n);
-		p += n + 1;
-	}
+	fuzz_lines(data, size, one, NULL);
 	return 0;
 }
