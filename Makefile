@@ -7,6 +7,8 @@
 #   make bench     benchmarks, printed as numbers and ratios
 #   make check-slurm   the suite against a private real Slurm alone
 #   make fuzz      run each libFuzzer target for a bounded time
+#   make mutate    break the product one way at a time, print which tests
+#                  notice (slow: not part of make check)
 #   make install   PREFIX=/usr/local DESTDIR=
 #   make SAN=1     build with ASan + UBSan into build-san/
 #
@@ -42,7 +44,7 @@ UNIT_OBJ  = $(UNIT_SRC:%.c=$(B)/%.o)
 BENCH_SRC = $(wildcard tests/bench/*.c)
 FUZZ_SRC  = $(wildcard tests/fuzz/fuzz_*.c)
 
-.PHONY: all deps demo check check-slurm test unit bench fuzz install clean man-check
+.PHONY: all deps demo check check-slurm test unit bench fuzz mutate install clean man-check
 
 all: $(B)/myriad $(B)/myriad-sim $(B)/unit-tests
 
@@ -83,6 +85,8 @@ unit: all
 	./$(B)/unit-tests
 
 # Every test: unit tests, then the suites, then the same under ASan+UBSan.
+# A suite skips a test only for an external tool it lacks (or root); a
+# suite skipped entirely fails the run (tests/run.sh: REQUIRED_SUITES).
 check: deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/run.sh $(B)
@@ -115,6 +119,12 @@ fuzz: deps
 		./build-fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
 			-artifact_prefix=tests/fuzz/crash- tests/fuzz/corpus/$$n tests/fuzz/seed/$$n || exit 1; \
 	done
+
+# The mutation check: each mutation of tests/tools/mutate.sh in a copy of the
+# tree, the unit tests and every suite run against it; MUTATIONS="xid-code
+# rec-commit" for some only (sh tests/tools/mutate.sh -l lists them).
+mutate:
+	sh tests/tools/mutate.sh $(MUTATIONS)
 
 install: $(B)/myriad
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/myriad/scripts \
