@@ -7,6 +7,8 @@
 #   make bench     benchmarks, printed as numbers and ratios
 #   make check-slurm   the suite against a private real Slurm alone
 #   make fuzz      run each libFuzzer target for a bounded time
+#   make mutate    break the product one way at a time, print which tests
+#                  notice (slow: not part of make check)
 #   make install   PREFIX=/usr/local DESTDIR=
 #   make SAN=1     build with ASan + UBSan into build-san/
 #
@@ -45,7 +47,7 @@ FUZZ_SRC  = $(wildcard tests/fuzz/fuzz_*.c)
 PLUGIN_SRC = $(wildcard plugins/*.c)
 PLUGINS   = $(PLUGIN_SRC:plugins/%.c=$(B)/plugins/%.so)
 
-.PHONY: all deps demo check check-slurm test unit bench fuzz install clean man-check
+.PHONY: all deps demo check check-slurm test unit bench fuzz mutate install clean man-check
 
 all: $(B)/myriad $(B)/myriad-sim $(B)/unit-tests $(PLUGINS)
 
@@ -99,6 +101,8 @@ unit: all
 	./$(B)/unit-tests
 
 # Every test: unit tests, then the suites, then the same under ASan+UBSan.
+# A suite skips a test only for an external tool it lacks (or root); a
+# suite skipped entirely fails the run (tests/run.sh: REQUIRED_SUITES).
 check: deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/run.sh $(B)
@@ -135,6 +139,12 @@ fuzz: deps
 		./build-fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -malloc_limit_mb=512 -timeout=30 \
 			-close_fd_mask=2 -artifact_prefix=tests/fuzz/crash- tests/fuzz/corpus/$$n tests/fuzz/seed/$$n || exit 1; \
 	done
+
+# The mutation check: each mutation of tests/tools/mutate.sh in a copy of the
+# tree, the unit tests and every suite run against it; MUTATIONS="xid-code
+# rec-commit" for some only (sh tests/tools/mutate.sh -l lists them).
+mutate:
+	sh tests/tools/mutate.sh $(MUTATIONS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/myriad/scripts \

@@ -2,7 +2,15 @@
 #
 # Catalogue:
 #   test NAME BODY             run BODY; a failed assertion or an error fails it
-#   skip NAME WHY              record a skipped test and why
+#   skip NAME WHY              record a skipped test and why: only for what the
+#                              test needs from outside myriad and lacks here (a
+#                              missing external tool, not being root)
+#   skip_all WHY               every test defined after it is recorded as
+#                              skipped, each by its name (the suite cannot run here)
+#   fail NAME WHY              record a failed test without running it: a part
+#                              of ours (or a setup it needs) failed, which is
+#                              never a reason to skip
+#   missing_tools TOOL...      "" or "needs TOOL" (the first one not on PATH)
 #   assert COND ?MSG?          COND (an expr) must hold
 #   assert_equal GOT WANT ?MSG?
 #   assert_match PATTERN GOT ?MSG?   glob match
@@ -19,13 +27,17 @@
 package require json
 
 namespace eval tester {
-	variable passed 0 failed 0 skipped 0 failures {} dirs {}
+	variable passed 0 failed 0 skipped 0 failures {} dirs {} skip_all ""
 	variable only [expr {[llength $::argv] ? [lindex $::argv 0] : ""}]
 	variable bin [expr {[info exists ::env(MYRIAD_BIN)] ? $::env(MYRIAD_BIN) : "build/myriad"}]
 }
 
 proc test {name body} {
 	if {$tester::only ne "" && ![string match *$tester::only* $name]} return
+	if {$tester::skip_all ne ""} {
+		skip $name $tester::skip_all
+		return
+	}
 	set t0 [clock milliseconds]
 	if {[catch {uplevel 1 $body} err opts]} {
 		incr tester::failed
@@ -42,8 +54,29 @@ proc test {name body} {
 }
 
 proc skip {name why} {
+	if {$tester::only ne "" && ![string match *$tester::only* $name]} return
 	incr tester::skipped
 	puts "skip $name: $why"
+	flush stdout
+}
+
+proc skip_all {why} {
+	set tester::skip_all $why
+}
+
+proc fail {name why} {
+	if {$tester::only ne "" && ![string match *$tester::only* $name]} return
+	incr tester::failed
+	puts "FAIL $name"
+	foreach l [split $why \n] { puts "     $l" }
+	flush stdout
+}
+
+proc missing_tools {args} {
+	foreach t $args {
+		if {[auto_execok $t] eq ""} { return "needs $t" }
+	}
+	return ""
 }
 
 proc assert {cond {msg ""}} {

@@ -27,6 +27,7 @@ void rec_fail(struct rec *r, const char *what)
 			r->path ? r->path : "", msg, RETRY_TICKS);
 	free(msg);
 	r->failed = 1;
+	r->rewrite_inventory = 1;   /* what failed may have held it */
 }
 
 int rec_step(struct rec *r, sqlite3_stmt *st, const char *what)
@@ -81,14 +82,8 @@ int rec_open_file(struct rec *r, const char *path, char **err)
 	db_meta_set_i64(r->db, "tick_us", US_PER_SEC);
 	db_meta_set_i64(r->db, "chunk_ticks", r->chunk_ticks);
 	db_meta_set_i64(r->db, "keyframe_ticks", r->kf_ticks);
-	if (r->app && r->app->model.nnodes > 0) {   /* opened on a running cluster */
-		const struct model *m = &r->app->model;
-		struct ev_topology t = {m->topo.sus, m->topo.nodes_per_su, m->gpus_per_node, m->nnodes, m->ngpus,
-					m->cluster};
-
-		rec_topology_meta(r, &t);
-		rec_nodes_from_model(r, m);
-	}
+	if (r->app && r->app->model.nnodes > 0)   /* opened on a running cluster */
+		rec_inventory(r, &r->app->model);
 	return 0;
 }
 
@@ -193,6 +188,17 @@ void rec_faults(struct rec *r, const struct model *m)
 	for (; i < m->nfaults && !r->down && !r->failed && r->have_group; i++)
 		write_fault(r, &m->faults[i]);
 	r->fault_mark = m->next_fault_id;
+}
+
+/* The cluster's inventory from the model: the meta rows and node names
+ * that a group with EV_TOPOLOGY and EV_NODE holds. At open on a running
+ * cluster, and again once the file is written after a failure. */
+void rec_inventory(struct rec *r, const struct model *m)
+{
+	struct ev_topology t = {m->topo.sus, m->topo.nodes_per_su, m->gpus_per_node, m->nnodes, m->ngpus, m->cluster};
+
+	rec_topology_meta(r, &t);
+	rec_nodes_from_model(r, m);
 }
 
 void rec_nodes_from_model(struct rec *r, const struct model *m)

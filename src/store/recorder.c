@@ -172,11 +172,10 @@ static void write_node(struct rec *r, const struct ev_node *n)
 
 void rec_topology_meta(struct rec *r, const struct ev_topology *t)
 {
-	db_meta_set(r->db, "cluster", t->name ? t->name : "");
-	db_meta_set_i64(r->db, "gpus", t->gpus);
-	db_meta_set_i64(r->db, "nodes", t->nodes);
-	db_meta_set_i64(r->db, "gpus_per_node", t->gpus_per_node);
-	db_meta_set_i64(r->db, "sus", t->sus);
+	if (db_meta_set(r->db, "cluster", t->name ? t->name : "") < 0 || db_meta_set_i64(r->db, "gpus", t->gpus) < 0 ||
+	    db_meta_set_i64(r->db, "nodes", t->nodes) < 0 ||
+	    db_meta_set_i64(r->db, "gpus_per_node", t->gpus_per_node) < 0 || db_meta_set_i64(r->db, "sus", t->sus) < 0)
+		rec_fail(r, "meta");
 	if (!r->kf_ticks_fixed) {
 		/* seek = keyframe + up to kf_ticks of events, whose cost grows
 		 * with the cluster: 120 s at 1,024 GPUs, 15 s at 10,240 (a
@@ -314,6 +313,7 @@ static void end_group(struct rec *r)
 		for (int k = 0; k < PK_COUNT && r->have_win; k++)
 			tail_reset_bases(&r->win[k]);   /* rows not in the file are no base */
 		undo_ib(r);                             /* nor a prediction */
+		r->last_static = 0;                     /* nor, maybe, the keyframe's static part */
 		if (r->failed) {
 			r->down = 1;
 			r->retry_group = r->group + RETRY_TICKS;
@@ -323,7 +323,10 @@ static void end_group(struct rec *r)
 		r->stats.groups++;
 		r->status[0] = '\0';
 		r->nundo = 0;
+		if (r->inventory_in_txn)
+			r->rewrite_inventory = 0;
 	}
+	r->inventory_in_txn = 0;
 	r->failed = 0;
 	r->have_group = 0;
 }
@@ -368,6 +371,10 @@ static void begin_group(struct rec *r, const struct event *ev, int has_tick)
 	r->in_txn = 1;
 	if (!r->stats.groups && !r->stats.lost)
 		db_meta_set_i64(r->db, "start", r->tick_time);
+	if (r->rewrite_inventory && r->app->model.nnodes > 0) {
+		rec_inventory(r, &r->app->model);
+		r->inventory_in_txn = 1;
+	}
 	if (keyframe_due(r))
 		rec_keyframe(r, &r->app->model, r->hist.nports ? predict(r) : NULL);
 }

@@ -72,6 +72,8 @@ struct rec {
 	int down;                     /* not writing until retry_group */
 	int64_t retry_group;
 	int need_kf;
+	int rewrite_inventory;        /* a failure may have lost the inventory rows... */
+	int inventory_in_txn;         /* ...written again in this group */
 	struct retention ret;
 	int64_t last_retention;
 	int64_t ds_from;              /* windows before this one are down-sampled */
@@ -88,6 +90,7 @@ int rec_step(struct rec *r, sqlite3_stmt *st, const char *what);   /* 0, or -1 (
 void rec_keyframe(struct rec *r, const struct model *m, const struct kf_pred *pred);
 void rec_faults(struct rec *r, const struct model *m);
 void rec_nodes_from_model(struct rec *r, const struct model *m);
+void rec_inventory(struct rec *r, const struct model *m);           /* meta rows and nodes */
 /* recorder.c */
 void rec_event(struct rec *r, const struct event *ev);
 void rec_topology_meta(struct rec *r, const struct ev_topology *t);

@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_lines.h"
 #include "probe/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -22,8 +23,9 @@ struct devs {
 	int n;
 };
 
-static void one(const char *s, size_t n, struct devs *d)
+static void one(const char *s, size_t n, void *ctx)
 {
+	struct devs *d = ctx;
 	struct ib_rec r;
 	const char *err = NULL;
 	int rc = ib_parse_line(s, n, &r, &err);
@@ -77,13 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *first;
 	int nmap = 0;
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		one(p, n, d);
-		p += n + 1;
-	}
+	fuzz_lines(data, size, one, d);
 	check_rails(d, NULL, 0);
 	/* the first line's words as a mapping: distinct names only */
 	p = (const char *)data;

@@ -11,25 +11,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_lines.h"
 #include "ssh/hostkeys.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void add_line(const char *line, size_t n, void *ctx)
+{
+	char *err = NULL;
+
+	(void)n;
+	if (hostkeys_add_line(ctx, line, &err) < 0 && !err)
+		abort();   /* a refusal names its reason */
+	free(err);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct hostkeys *hk = hostkeys_new();
-	char *text = xmalloc(size + 1), *save = NULL, algs[512], hashed[80];
+	char algs[512], hashed[80];
 
-	memcpy(text, data, size);
-	text[size] = '\0';
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *err = NULL;
-
-		if (hostkeys_add_line(hk, line, &err) < 0 && !err)
-			abort();   /* a refusal names its reason */
-		free(err);
-	}
+	fuzz_lines(data, size, add_line, hk);
 	const char *names[] = {"gpu0001", "10.0.0.1", "127.0.0.1", "a.ib", ""};
 
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
@@ -55,6 +58,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	hostkeys_free(hk);
-	free(text);
 	return 0;
 }

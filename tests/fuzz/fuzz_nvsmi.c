@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_lines.h"
 #include "probe/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -37,9 +38,15 @@ static void check_layout(const struct nvsmi_layout *l)
 	}
 }
 
-static void one_line(const char *s, size_t n, struct nvsmi_layout *cur,
-		     const struct nvsmi_layout *def)
+struct layouts {
+	struct nvsmi_layout cur, def;
+};
+
+static void one_line(const char *s, size_t n, void *ctx)
 {
+	struct layouts *l = ctx;
+	struct nvsmi_layout *cur = &l->cur;
+	const struct nvsmi_layout *def = &l->def;
 	struct nvsmi_rec r;
 	const char *err = NULL;
 	int rc;
@@ -59,8 +66,9 @@ static void one_line(const char *s, size_t n, struct nvsmi_layout *cur,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *p = (const char *)data, *end = p + size;
-	struct nvsmi_layout cur, def, q;
+	const char *p = (const char *)data;
+	struct layouts l;
+	struct nvsmi_layout q;
 	const char *nl = memchr(p, '\n', size);
 	size_t first = nl ? (size_t)(nl - p) : size;
 	char *query = malloc(first + 1);
@@ -70,14 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nvsmi_layout_from_query(&q, query);
 	free(query);
 	check_layout(&q);
-	nvsmi_layout_from_query(&def, NVSMI_DEFAULT_QUERY);
-	cur = def;
-	while (p < end) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		one_line(p, n, &cur, &def);
-		p += n + 1;
-	}
+	nvsmi_layout_from_query(&l.def, NVSMI_DEFAULT_QUERY);
+	l.cur = l.def;
+	fuzz_lines(data, size, one_line, &l);
 	return 0;
 }

@@ -7,16 +7,18 @@
  * parts are consistent (sxid_continuation() only for Severity/Data lines).
  */
 #include <string.h>
+#include "fuzz_lines.h"
 #include "probe/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void one(const char *s, size_t n)
+static void one(const char *s, size_t n, void *ctx)
 {
 	struct xid_rec r;
 	const char *err = NULL;
 	int rc = xid_parse_line(s, n, &r, &err);
 
+	(void)ctx;
 	if (rc < -1 || rc > 1 || (rc < 0 && !err))
 		__builtin_trap();
 	if (strlen(r.pci) >= sizeof r.pci || strlen(r.host) >= sizeof r.host ||
@@ -41,15 +43,7 @@ static void one(const char *s, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *p = (const char *)data, *end = p + size;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		one(p, n);
-		p += n + 1;
-	}
-	one((const char *)data, size);
+	fuzz_lines(data, size, one, NULL);
+	one((const char *)data, size, NULL);
 	return 0;
 }

@@ -71,15 +71,19 @@ TEST(sim_inject_xid79)
 		     "pid=0, GPU has fallen off the bus.\n") != NULL);
 	CHECK(strstr(c.all[SIM_KMSG].s, "gpu0006 kernel: NVRM: GPU at PCI:0000:9a:00: GPU-") != NULL);
 	CHECK_INT(sim_test_gpu_job(s, 5 * 8 + 4), 0);
-	if (job) {   /* its job ended NODE_FAIL and was requeued */
-		for (int32_t i = 0; i < sim_test_job_count(s); i++) {
-			struct sim_test_job j;
+	CHECK(job != 0);   /* seed 3: gpu0006's GPU 4 is busy; its job ended NODE_FAIL and was requeued */
+	int seen = 0;
 
-			sim_test_job(s, i, &j);
-			if (j.id == job)
-				CHECK(j.state == JOB_NODE_FAIL && j.restarts == 1);
+	for (int32_t i = 0; i < sim_test_job_count(s); i++) {
+		struct sim_test_job j;
+
+		sim_test_job(s, i, &j);
+		if (j.id == job) {
+			seen++;
+			CHECK(j.state == JOB_NODE_FAIL && j.restarts == 1);
 		}
 	}
+	CHECK_INT(seen, 1);
 	for (int i = 0; i < 95 && drained_at < 0; i++) {
 		run(s, &c, 1);
 		if (node_drained(s, 5, &reason, &who))
@@ -340,15 +344,21 @@ TEST(sim_signal_checkpoint)
 		if (j.state == JOB_RUNNING && j.id != job)
 			other = j.id;
 	}
+	CHECK(other != 0);
 	CHECK_INT(sim_signal(s, other, 9, err, sizeof err), 0);
 	run(s, NULL, 1);
+	int seen = 0;
+
 	for (int32_t i = 0; i < sim_test_job_count(s); i++) {
 		struct sim_test_job j;
 
 		sim_test_job(s, i, &j);
-		if (j.id == other)
+		if (j.id == other) {
+			seen++;
 			CHECK_INT(j.state, JOB_CANCELLED);
+		}
 	}
+	CHECK_INT(seen, 1);
 	CHECK_INT(conservation_errors(s), 0);
 	sim_free(s);
 	cap_free(&c);
@@ -391,13 +401,17 @@ TEST(sim_requeue_exclude)
 	CHECK(seen_requeued);
 	CHECK(restarted);
 	CHECK_INT(overlap, 0);
+	int seen = 0;
+
 	for (int32_t i = 0; i < sim_test_job_count(s); i++) {
 		sim_test_job(s, i, &j);
 		if (j.id == id) {
+			seen++;
 			CHECK_INT(j.nexcl, nexcl);
 			CHECK_INT(j.restarts, 1);
 		}
 	}
+	CHECK_INT(seen, 1);
 	CHECK_INT(conservation_errors(s), 0);
 	sim_free(s);
 }

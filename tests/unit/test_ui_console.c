@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "test.h"
 #include "myriad.h"
+#include "stream.h"
 #include "ui/ui_int.h"
 
 static struct myriad *start(const char *spec, int ticks)
@@ -52,6 +53,17 @@ static int shows(struct console *c, const char *text)
 	return found;
 }
 
+static int lacks(struct console *c, const char *text)
+{
+	char *s = screen(c);
+	int found = strstr(s, text) != NULL;
+
+	if (found)
+		fprintf(stderr, "  screen shows \"%s\":\n%s", text, s);
+	free(s);
+	return !found;
+}
+
 /* Each key, then a redraw, as the loop does. */
 static void keys(struct console *c, const char *ks)
 {
@@ -82,53 +94,195 @@ TEST(ui_console_utilization_zooms_to_what_fits)
 		app->console = c;
 		keys(c, "1");
 		CHECK(shows(c, cases[i].want));
-		CHECK(!shows(c, cases[i].not));
+		CHECK(lacks(c, cases[i].not));
 		console_free(c);
 		app->console = NULL;
 	}
 	app_free(app);
 }
 
-TEST(ui_console_every_panel_draws_the_model)
+/* ---- every panel on a known, constructed state ---- */
+
+/* Does one line of the screen hold every one of parts, in this order? */
+static int row_shows(struct console *c, const char *const *parts)
 {
-	struct myriad *app = start("gpus=2048,seed=1,accel=3000", 40);
-	static const char *const expect[2][NPANELS] = {
-		{"SU08", "leaf-s08", "facility", "time", "llama", "GPU", "Log"},
-		{"SU08", "SU08", "facility", "time", "llama", "GPU", "Log"},   /* 80x24: a node per cell, fewer columns */
-	};
+	char buf[2048];
 
-	for (int size = 0; size < 2; size++) {
-		struct console *c = console_new(app, NULL, size ? 80 : 200, size ? 24 : 60);
+	for (int y = 0; y < c->grid.h; y++) {
+		const char *p = grid_row_text(&c->grid, y, buf, sizeof buf);
 
-		app->console = c;
-		for (int p = 0; p < NPANELS; p++) {
-			char k[2] = {(char)('1' + p), 0};
-
-			keys(c, k);
-			CHECK(shows(c, expect[size][p]));
-			CHECK(shows(c, "myriad"));
-			CHECK(shows(c, "LIVE"));
-		}
-		console_free(c);
+		for (int i = 0; parts[i] && p; i++)
+			if ((p = strstr(p, parts[i])) != NULL)
+				p += strlen(parts[i]);
+		if (p)
+			return 1;
 	}
+	char *s = screen(c);
+
+	fprintf(stderr, "  no line holds, in this order:");
+	for (int i = 0; parts[i]; i++)
+		fprintf(stderr, " \"%s\"", parts[i]);
+	fprintf(stderr, "\n%s", s);
+	free(s);
+	return 0;
+}
+#define ROW(c, ...) row_shows(c, (const char *const[]){__VA_ARGS__, NULL})
+
+/* On the simulated cluster without random faults (accel=0) at tick 3, a
+ * state the test makes: gpu0003's GPU 2 falls off the bus and gpu0005's
+ * GPU 0 reports a DBE (kernel lines through a stream, so through the XID
+ * decoder too), gpu0005 is drained, gpu0001's GPU 3 reports a known
+ * sample, the facility meter known values, gpu0032's rail 7 is down, job
+ * 4242 of zoe runs on the idle gpu[0030-0031], an operator writes a note. */
+static void construct(struct myriad *app)
+{
+	struct stream st;
+	struct event ev;
+	static const char kmsg3[] = "NVRM: Xid (PCI:0000:3a:00): 79, pid=0, GPU has fallen off the bus.\n";
+	static const char kmsg5[] = "NVRM: Xid (PCI:0000:18:00): 48, pid=4242, name=python3, An uncorrectable "
+				    "double bit error (DBE) has been detected on GPU in the framebuffer at partition 6\n";
+
+	CHECK_INT(app->model.nfaults, 0);
+	stream_init(&st, &app->bus, &app->model, 2, FMT_XID, "test");
+	stream_feed(&st, kmsg3, sizeof kmsg3 - 1, app->now);
+	stream_free(&st);
+	stream_init(&st, &app->bus, &app->model, 4, FMT_XID, "test");
+	stream_feed(&st, kmsg5, sizeof kmsg5 - 1, app->now);
+	stream_free(&st);
+
+	memset(&ev, 0, sizeof ev);
+	ev.type = EV_NODE_STATE;
+	ev.time = app->now;
+	ev.source = "test";
+	ev.u.node_state = (struct ev_node_state){4, app->model.nodes[4].base, NODE_F_DRAIN, app->now,
+						 "xid48 gpu0 dbe", "root"};
+	app_emit(app, &ev);
+
+	ev.type = EV_SAMPLE;
+	ev.u.sample.node = 0;
+	ev.u.sample.gpu = 3;
+	for (int i = 0; i < MET_COUNT; i++)
+		ev.u.sample.m[i] = app->model.met[i][3];
+	ev.u.sample.m[MET_UTIL] = 42;
+	ev.u.sample.m[MET_TEMP] = 55;
+	ev.u.sample.m[MET_POWER] = 32100;   /* centiwatts */
+	app_emit(app, &ev);
+
+	memset(&ev.u, 0, sizeof ev.u);
+	ev.type = EV_POWER;
+	ev.source = "test";
+	ev.u.power = (struct ev_power){1234.0, 1000.0, 180.0, 22.5, 34.0, 300.0, 11.5};
+	app_emit(app, &ev);
+
+	memset(&ev.u, 0, sizeof ev.u);
+	ev.type = EV_IB;
+	ev.u.ib.node = 31;
+	ev.u.ib.port = 7;
+	ev.u.ib.state = IBP_DOWN;
+	app_emit(app, &ev);
+
+	memset(&ev.u, 0, sizeof ev.u);
+	ev.type = EV_JOB;
+	ev.u.job = (struct ev_job){4242, JOB_RUNNING, 16, 0xff, app->now - 3725 * US_PER_SEC,
+				   app->now - 3725 * US_PER_SEC, "probe-sweep", "zoe", "batch", "gpu[0030-0031]"};
+	app_emit(app, &ev);
+
+	memset(&ev.u, 0, sizeof ev.u);
+	ev.type = EV_MARK;
+	ev.u.mark = (struct ev_mark){"ops", "reseated gpu0003 GPU 2"};
+	app_emit(app, &ev);
+	bus_flush(&app->bus);
+}
+
+TEST(ui_console_every_panel_draws_the_constructed_state)
+{
+	struct myriad *app = start("gpus=256,seed=1,accel=0", 3);
+	struct console *c = console_new(app, NULL, 200, 60);
+
+	app->console = c;
+	construct(app);
+	keys(c, "1");
+	/* header: what the model holds now */
+	CHECK(ROW(c, "myriad", "sim-256", "2026-01-01 00:00:03Z", "LIVE", "32 up", "0 stale", "0 down",
+		  "1 drained", "3 faults", "3 unacked", "18 jobs", "IT 1.0 MW", "PUE 1.23"));
+	/* utilization: the cursor's node (gpu0001) with GPU 3's sample; the legend */
+	CHECK(ROW(c, "gpu0001", "SU01 rack 1", "allocated"));
+	CHECK(ROW(c, "  util ", "99%", "96%", "97%", "42%", "95%"));
+	CHECK(ROW(c, "  temp ", "78C", "78C", "78C", "55C", "79C"));
+	CHECK(ROW(c, "  power ", "692W", "690W", "670W", "321W", "665W"));
+	CHECK(ROW(c, "fault  ", " 3"));     /* gpu0003:2, gpu0005:0, gpu0032:7 (rail 7) */
+	CHECK(ROW(c, "drained  ", " 7"));   /* gpu0005's other GPUs */
+	CHECK(ROW(c, "newest open faults"));
+	CHECK(ROW(c, "00:00:03 gpu0032 r7", "error", "mlx5_7 port not active"));
+	CHECK(ROW(c, "00:00:03 gpu0005:0", "critical", "XID 48: Double-bit ECC error (DBE) -- An uncorrectable"));
+	CHECK(ROW(c, "00:00:03 gpu0003:2", "critical", "XID 79: GPU has fallen off the bus -- GPU has fallen"));
+
+	keys(c, "2");   /* topology: gpu0032's rail 7 down (the simulator read 10 nodes' ports) */
+	CHECK(ROW(c, "79 active", "1 down", "176 not read yet"));
+	CHECK(ROW(c, " SU01 ", "10", "10", "10", "10", "10", "10", "10", " 9", "  1 ", "leaf-s01-r[0-7]"));
+
+	keys(c, "3");   /* power: the meter's reading */
+	CHECK(ROW(c, "facility 1,234 kW", "IT 1,000 kW", "cooling 180 kW", "PUE 1.234"));
+	CHECK(ROW(c, "supply 22.5 C", "return 34.0 C", "delta T 11.5 K", "flow 300 L/min", "outside 11.5 C"));
+
+	keys(c, "4");   /* faults: both XIDs, decoded, with the catalogue's meaning and action */
+	CHECK(ROW(c, "Faults", "3 open, 3 unacknowledged, 3 listed"));
+	CHECK(ROW(c, "gpu0032", "r7", "ib", "mlx5_7 port not active (state 1)", "error",
+		  "drain; check cable, switch port and HCA"));
+	CHECK(ROW(c, "gpu0003", "2", "xid", "79", "GPU has fallen off the bus", "critical",
+		  "drain, reboot/power-cycle; reseat or RMA if it repeats"));
+	CHECK(ROW(c, "gpu0005", "0", "ecc", "48", "Double-bit ECC error (DBE)", "critical",
+		  "drain, reset GPU, run FieldDiag"));
+	CHECK(ROW(c, "#3  gpu0032 rail 7", "error", "opened 00:00:03"));   /* the detail of the newest */
+	keys(c, "j");
+	CHECK(ROW(c, "#2  gpu0005 GPU 0", "critical", "opened 00:00:03"));
+	CHECK(ROW(c, "XID 48: Double-bit ECC error (DBE) -- An uncorrectable double bit error"));
+	CHECK(ROW(c, "catalogue: WORKFLOW_XID_48, hardware: drain the node"));
+	keys(c, "j");
+	CHECK(ROW(c, "#1  gpu0003 GPU 2", "critical", "opened 00:00:03"));
+	CHECK(ROW(c, "catalogue: RESTART_BM, hardware: drain the node"));
+	CHECK(ROW(c, "do: drain, reboot/power-cycle; reseat or RMA if it repeats"));
+
+	keys(c, "5");   /* jobs: the one the test started, after the simulator's */
+	CHECK(ROW(c, "Jobs", "18 running"));
+	CHECK(ROW(c, "4242", "zoe", "probe-sweep", "2", "gpu[0030-0031]", "16", "RUNNING", "1h02m"));
+
+	console_show_node(c, 2);   /* node: gpu0003, its lost GPU's last XID and the fault */
+	console_draw(c, 1);
+	CHECK(ROW(c, "gpu0003", "SU01", "rack 1"));
+	CHECK(ROW(c, "  2 ", "00000000:3A:00.0"));
+	CHECK(ROW(c, "  2 ", "79"));
+	CHECK(ROW(c, "xid", "GPU has fallen off the bus"));
+
+	keys(c, "7");   /* log: the operator's note */
+	CHECK(ROW(c, "ops: reseated gpu0003 GPU 2"));
+
+	console_free(c);
+	app->console = NULL;
 	app_free(app);
 }
 
-TEST(ui_console_faults_panel_shows_xid_meaning)
+/* The same state at 80x24: each panel still shows what matters. */
+TEST(ui_console_small_screen_keeps_the_constructed_state)
 {
-	struct myriad *app = start("gpus=2048,seed=1,accel=3000", 40);
-	struct console *c = console_new(app, NULL, 200, 60);
-	int xid = -1;
+	struct myriad *app = start("gpus=256,seed=1,accel=0", 3);
+	struct console *c = console_new(app, NULL, 80, 24);
 
 	app->console = c;
-	for (int32_t i = 0; i < app->model.nfaults && xid < 0; i++)
-		xid = fault_xid(&app->model.faults[i]);
-	CHECK(xid > 0);
+	construct(app);
+	keys(c, "1");
+	CHECK(ROW(c, "myriad", "sim-256", "00:00:03Z", "LIVE", "32 up", "0 stale", "0 down", "3 faults"));
+	keys(c, "3");
+	CHECK(ROW(c, "facility 1,234 kW", "IT 1,000 kW"));
 	keys(c, "4");
-	CHECK(shows(c, "Faults"));
-	if (xid == 79)
-		CHECK(shows(c, "GPU has fallen off the bus"));
+	CHECK(ROW(c, "gpu0003", "79", "GPU has fallen off"));
+	CHECK(ROW(c, "gpu0005", "48", "Double-bit ECC"));
+	keys(c, "5G");   /* the last job */
+	CHECK(ROW(c, "4242", "zoe", "probe-sweep"));
+	keys(c, "7");
+	CHECK(ROW(c, "ops: reseated gpu0003 GPU 2"));
 	console_free(c);
+	app->console = NULL;
 	app_free(app);
 }
 
