@@ -1,5 +1,5 @@
 /*
- * event.h - the typed events of myriad (DESIGN.md section 9).
+ * event.h - the typed events of myriad (myriad-design(7), EVENTS).
  *
  * Everything the model knows arrives as one of these. Sources (the embedded
  * simulator, SSH probes, services) turn text into events through the parsers;

@@ -8,7 +8,7 @@
 
 #include "model.h"
 
-/* Thresholds (shared/domain.md sections 2, 3b and 5). */
+/* Thresholds (myriad-design(7), FACTS: IB counter thresholds, PUE and cooling). */
 #define THERMAL_OPEN_C 87        /* H100 slowdown region */
 #define THERMAL_CLEAR_C 83
 #define SYMBOL_ERR_PER_HOUR 120  /* IBTA 1e-12 BER */

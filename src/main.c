@@ -1,5 +1,5 @@
 /*
- * main.c - the myriad command line (DESIGN.md section 9): global options,
+ * main.c - the myriad command line (myriad(1)): global options,
  * the table of subcommands, the headless snapshot and the live view.
  */
 #include <stddef.h>

@@ -104,7 +104,7 @@ struct myriad {
 	void (*stop[PART_COUNT])(struct myriad *app);   /* what app_free runs, last part first */
 };
 
-/* Global options of the command line (DESIGN.md section 9). */
+/* Global options of the command line (myriad(1)). */
 struct cli_opts {
 	const char *config, *sim, *theme, *record, *eval;
 	int read_only, dry_run, json, once, detail;

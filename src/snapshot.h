@@ -1,5 +1,5 @@
 /*
- * snapshot.h - the snapshot object of DESIGN.md section 9, as JSON:
+ * snapshot.h - the snapshot object of myriad(1) (--once --json), as JSON:
  * what `--once --json` prints, live or from a replay.
  */
 #ifndef MYRIAD_SNAPSHOT_H

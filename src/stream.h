@@ -25,7 +25,7 @@ struct stream {
 	struct sbuf doc;              /* JSON formats, Prometheus: the whole document */
 	struct nvsmi_layout layout;   /* from a header line, else by column count: */
 	int have_header;
-	struct nvsmi_layout short_layout;   /* the 11-column query of DESIGN.md 5 */
+	struct nvsmi_layout short_layout;   /* the older 11-column query */
 	struct stream_ib *ib;         /* IB: the node's HCA ports (STREAM_IB_DEVS) */
 	int ib_ndev;
 	char **rails;                 /* site mapping (probe ib -rails): names in rail order */

@@ -4,7 +4,7 @@
  * Scalable units (SU) of 32 nodes x 8 GPUs, one rail per GPU, one leaf switch
  * per rail per SU. Up to 8 SUs: two tiers, spines = 4 x SU, every leaf linked to
  * every spine. From 9 SUs: three tiers, spines = leaves, cores = leaves / 2.
- * (shared/domain.md section 1a; the 40-SU case is an extrapolation.)
+ * (myriad-design(7), FACTS: Topology; the 40-SU case is an extrapolation.)
  *
  * Switches are numbered leaves first, then spines, then cores. Links are
  * numbered node ports first (node * rails + rail, to the leaf of that rail and

@@ -1,6 +1,6 @@
 /*
  * xidcat.c - the XID catalogue table. Sources: NVIDIA's XID catalog as
- * transcribed in shared/domain.md section 3, and operators' practice there.
+ * cited in myriad-design(7), FACTS: XID catalogue, with operators' practice.
  */
 #include "xidcat.h"
 #include "model.h"

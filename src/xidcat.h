@@ -1,5 +1,5 @@
 /*
- * xidcat.h - the XID catalogue (shared/domain.md section 3): what each code
+ * xidcat.h - the XID catalogue (myriad-design(7), FACTS: XID catalogue): what each code
  * means, how serious it is, and what an operator should do about it.
  */
 #ifndef MYRIAD_XIDCAT_H

@@ -1,5 +1,5 @@
 /*
- * ib.c - parser for InfiniBand sysfs counter lines (domain.md section 3b):
+ * ib.c - parser for InfiniBand sysfs counter lines (myriad-design(7), SOURCES AND FORMATS: InfiniBand):
  * "PATH VALUE" or "PATH:VALUE", the latter being what
  * `grep -H . /sys/class/infiniband/STAR/ports/STAR/counters/STAR` prints.
  *

@@ -1,6 +1,6 @@
 /*
  * nvsmi.c - parser for `nvidia-smi --query-gpu=... --format=csv[,noheader]
- * [,nounits]` lines (domain.md section 2).
+ * [,nounits]` lines (myriad-design(7), SOURCES AND FORMATS: nvidia-smi).
  *
  * A line is (ptr, len) and may hold anything: NULs, control bytes, units or
  * none, "[N/A]" and friends. Fields are split on commas (nvidia-smi prints

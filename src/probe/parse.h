@@ -33,7 +33,7 @@ int pci_same_device(const char *a, const char *b);
  * (cap > 0). A cut never splits a UTF-8 sequence. Returns bytes copied. */
 size_t parse_copy(char *dst, size_t cap, const char *src, size_t n);
 
-/* `myriad parse FORMAT [FILE]` (DESIGN.md section 9). argv[0] is the
+/* `myriad parse FORMAT [FILE]` (myriad(1)). argv[0] is the
  * subcommand ("parse"), argv[1] the format, argv[2] the file ("-" or none:
  * stdin). Returns the exit status: 0 all parsed, 1 something rejected or a
  * bad request, 2 FILE cannot be opened. */
@@ -59,14 +59,14 @@ struct nvsmi_layout {
 	uint8_t col[NVC_OTHER];     /* enum nvsmi_col */
 };
 
-/* The query myriad runs by default (DESIGN.md section 5, plus pci.bus_id so
+/* The query myriad runs by default (myriad-design(7), SOURCES AND FORMATS, plus pci.bus_id so
  * XID lines can be tied to a GPU index). */
 #define NVSMI_DEFAULT_QUERY \
 	"index,uuid,pci.bus_id,utilization.gpu,memory.used,memory.total,temperature.gpu," \
 	"power.draw,power.limit,clocks.sm,ecc.errors.uncorrected.volatile.total," \
 	"clocks_event_reasons.active"
 
-/* The probe query of DESIGN.md section 5 (11 columns, no pci.bus_id). */
+/* The older 11-column probe query (11 columns, no pci.bus_id). */
 #define NVSMI_SHORT_QUERY \
 	"index,uuid,utilization.gpu,memory.used,memory.total,temperature.gpu," \
 	"power.draw,power.limit,clocks.sm,ecc.errors.uncorrected.volatile.total," \

@@ -1,5 +1,5 @@
 /*
- * parse_cli.c - `myriad parse FORMAT [FILE]` (DESIGN.md section 9): runs one
+ * parse_cli.c - `myriad parse FORMAT [FILE]` (myriad(1)): runs one
  * parser over a file or stdin and prints one JSON object per record on
  * stdout, so that what a node prints can be checked by hand and in tests.
  *

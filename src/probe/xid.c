@@ -1,6 +1,6 @@
 /*
  * xid.c - parser for kernel log lines that report an NVIDIA Xid or an
- * NVSwitch SXid (domain.md section 3), after any time stamp, host and ident
+ * NVSwitch SXid (myriad-design(7), SOURCES AND FORMATS: kernel log), after any time stamp, host and ident
  * (kstamp.c lists the forms):
  *
  *   NVRM: Xid (PCI:0000:10:00): 79, pid=0, GPU has fallen off the bus.

@@ -9,7 +9,7 @@
  * Direct liquid cooling takes 80 % of the IT heat: CDU supply about 25 C,
  * the pumps hold the flow so that dT is about 12 K (with a floor at 35 % of
  * design flow, so dT falls at low load), and return = supply + dT with
- * Q[L/min] = 60 * P[kW] / (4.18 * dT) (domain.md section 5); the heat into
+ * Q[L/min] = 60 * P[kW] / (4.18 * dT) (myriad-design(7), FACTS: PUE and cooling); the heat into
  * the loop lags the IT load by about a minute. Cooling kW = pumps (affinity
  * law, cube of flow) + dry coolers (2.5 % of IT) + chillers trimming when the
  * outside air is above 16 C + air handlers for the 20 % of heat that stays

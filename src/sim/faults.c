@@ -4,7 +4,7 @@
  * crew.
  *
  * Rate: 4.7e-4 unexpected interruptions per GPU-day, all causes (Llama 3 405B
- * on 16,384 H100s: 419 in 54 days; shared/domain.md section 6), times `accel`.
+ * on 16,384 H100s: 419 in 54 days; myriad-design(7), FACTS: Failure rates), times `accel`.
  * That is 4.81 a day on 10,240 GPUs at accel=1 (one every ~5 h) and 4,813 a day
  * (one every ~18 s) at accel=1000. Faults arrive as a Poisson process (one draw
  * per step, so accel up to 10^5 and beyond stays sane); a fault that lands on
@@ -27,7 +27,7 @@
  * exercised. They have no consequences.
  *
  * Health check (NHC as Slurm's HealthCheckProgram): 30-90 s after a hardware
- * fault it drains the node as root with a reason after domain.md section 8
+ * fault it drains the node as root with a reason after the convention of myriad-design(7), FACTS: Slurm
  * ("xid79 gpu3 fallen-off-bus", "ib mlx5_4 link_downed"), unless the node is
  * already drained. A hung host is Slurm's business instead: after
  * SlurmdTimeout (120 s) the node goes DOWN+NOT_RESPONDING, reason "Not

@@ -7,7 +7,7 @@
  * Everything runs on myriad's epoll loop. Each session has an ssh_event of
  * its own, so a wake-up touches one session, and so a session replying
  * (send_eof, close: libssh polls the event inside them) never processes
- * another session's packets (ssh-facts.md: with one shared event that lost
+ * another session's packets (myriad-design(7), FACTS: SSH at fleet scale: with one shared event that lost
  * replies). Callbacks only record what happened; replies are written after
  * the event returns.
  */

@@ -24,7 +24,7 @@
 #include "../util.h"
 
 #define SIM_GPN 8                    /* GPUs (and IB rails) per node */
-/* PCI bus of each GPU of a DGX H100 (a real 8-GPU set, domain.md section 2) */
+/* PCI bus of each GPU of a DGX H100 (a real 8-GPU set: myriad-design(7), SOURCES AND FORMATS) */
 extern const uint8_t sim_pci_bus[SIM_GPN];
 #define SIM_MEM_TOTAL 81559          /* H100 SXM 80GB memory.total, MiB */
 #define SIM_POWER_LIMIT_W 700.0

@@ -1,5 +1,5 @@
 /*
- * sim_main.c - the myriad-sim command (DESIGN.md section 9):
+ * sim_main.c - the myriad-sim command (myriad(1)):
  *
  *   myriad-sim serve --sim SPEC --listen ADDR:PORT --write-config FILE
  *                    [--hostkey FILE] [--speed X] [--control -]

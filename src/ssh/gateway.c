@@ -1,7 +1,7 @@
 /*
  * gateway.c - nodes behind a gateway (`host NODESET -via GW`): one SSH
  * session to the gateway carries every node's connection as a direct-tcpip
- * channel, inside this process (ssh-facts.md: ProxyJump's `ssh -W` costs one
+ * channel, inside this process (myriad-design(7), FACTS: SSH at fleet scale: ProxyJump's `ssh -W` costs one
  * OpenSSH process per node, ~1.4 MB each, not an option for 1,280 nodes).
  *
  * Each node's own libssh session runs over one end of a socketpair

@@ -5,7 +5,7 @@
  * wildcard entries, @revoked markers) and from `hostkey` lines of the
  * configuration, then consulted for every connection without touching the
  * disk: libssh's ssh_session_is_known_server re-reads the whole file at each
- * check (22 ms per check with 1,280 hashed entries, see ssh-facts.md).
+ * check (22 ms per check with 1,280 hashed entries, see myriad-design(7), FACTS: SSH at fleet scale).
  *
  * A changed key (same type, other key), a key of another type than the ones
  * on record, and a revoked key are all refused; an unknown key is refused

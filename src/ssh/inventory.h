@@ -2,7 +2,7 @@
  * inventory.h - what myriad reaches over SSH: nodes, services, the probe
  * commands they run, the host keys to trust and the transport's options.
  *
- * The configuration (Tcl, DESIGN.md section 7) fills it through these calls;
+ * The configuration (Tcl: myriad-tcl(7), CONFIGURATION) fills it through these calls;
  * the ssh source, `myriad fanout` and the Tcl `fanout` command read it. It
  * belongs to one application context (app->inventory) and app_free frees it.
  *
@@ -68,7 +68,7 @@ struct svc_opts {
 	int sudo, signal;
 };
 
-/* The streaming probes every node runs (DESIGN.md section 5). */
+/* The streaming probes every node runs (myriad-design(7), SOURCES AND FORMATS). */
 enum probe_id { PROBE_NVSMI, PROBE_KMSG, PROBE_IB, PROBE_COUNT };
 
 struct inv_probe {

@@ -5,7 +5,7 @@
  * loop watches each session's socket with the interest libssh asks for
  * (ssh_get_poll_flags: never POLLOUT during connect unless libssh wants it);
  * an up session is pumped through its own one-session ssh_event, so a wake-up
- * costs O(1) whatever the number of hosts (ssh-facts.md: epoll 6 % of a core
+ * costs O(1) whatever the number of hosts (myriad-design(7), FACTS: SSH at fleet scale: epoll 6 % of a core
  * at 1,280 sessions, a shared poll 58 %). At most `handshakes` connections
  * are being set up at once; failures are retried with exponential backoff and
  * jitter. Host keys are checked against the inventory's in-memory store.

@@ -1,6 +1,6 @@
 /*
  * probes.h - the remote commands of the built-in probes and services
- * (DESIGN.md section 5). The ssh source runs them on every node; myriad-sim
+ * (myriad-design(7), SOURCES AND FORMATS). The ssh source runs them on every node; myriad-sim
  * serve recognises them and answers with the embedded simulator's text.
  * A site overrides them with `probe NAME -command {...}`.
  */

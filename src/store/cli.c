@@ -1,5 +1,5 @@
 /*
- * cli.c - the log's subcommands (DESIGN.md section 9):
+ * cli.c - the log's subcommands (myriad(1)):
  *   myriad replay FILE [--at WHEN] [--speed X] [--once --json [--detail]] [--run RUNBOOK.tcl]
  *   myriad log cut FILE --from T1 --to T2 -o OUT
  *   myriad log export FILE --format csv|jsonl|openmetrics [--table gpu|ib|events]

@@ -30,7 +30,7 @@ static void tcl_safe(char *dst, size_t size, const char *src)
 }
 
 /* "GPU has fallen off the bus" -> "fallen-off-bus": the words that say
- * something, joined by '-', as in shared/domain.md's reason convention. */
+ * something, joined by '-', as in the reason convention of myriad-design(7), FACTS: Slurm. */
 static void slug(char *dst, size_t size, const char *s)
 {
 	static const char *const skip[] = {"gpu", "has", "the", "of", "a", "an", "is"};

@@ -1,6 +1,6 @@
 /*
  * cmdline.c - the `:` command line: GNU readline in callback mode, never
- * blocking the loop (DESIGN.md section 8). Keys arrive from term.c as the
+ * blocking the loop (one loop: myriad-design(7), DATA FLOW). Keys arrive from term.c as the
  * loop reads them; they are turned back into the bytes a terminal would send
  * and handed to readline through our own rl_getc_function. readline never
  * touches the terminal: its redisplay draws into the grid's last row, its

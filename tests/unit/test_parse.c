@@ -1,6 +1,6 @@
 /*
  * test_parse.c - unit tests of the line parsers in src/probe/ (nvidia-smi
- * CSV, kernel Xid lines, IB sysfs counters) with real lines from domain.md
+ * CSV, kernel Xid lines, IB sysfs counters) with real lines (tests/data/README says where each comes from)
  * and hostile input. Documents and `myriad parse`: test_parse_docs.c.
  */
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 
 #define L(s) (s), (sizeof(s) - 1)
 
-/* domain.md section 2: the query of the real H100 sample line */
+/* the query of a real H100 sample line (myriad-design(7), SOURCES AND FORMATS) */
 #define H100_QUERY                                                                          \
 	"index,uuid,name,pci.bus_id,utilization.gpu,utilization.memory,memory.used,"        \
 	"memory.total,temperature.gpu,power.draw,power.limit,clocks.sm,"                   \
@@ -287,7 +287,7 @@ static int xid(const char *s, struct xid_rec *r)
 	return rc;
 }
 
-/* Every Xid line of domain.md section 3, and the variants around them. */
+/* Real Xid lines (myriad-design(7), SOURCES AND FORMATS: kernel log), and the variants around them. */
 static const struct xid_case {
 	const char *line;
 	int rc, code, pid;
