@@ -222,8 +222,12 @@ static void draw_status(struct console *c, const struct view *v, int y)
 
 	if (pending)
 		snprintf(acts, sizeof acts, "%d action%s pending  ", pending, pending == 1 ? "" : "s");
+	const char *rs = recorder_status(c->app);
+
+	/* "recording" only while ticks are written: a log that fails says so */
 	snprintf(right, sizeof right, "%s%s%s  %s  tick %lld ", acts, c->tcl_ok ? "" : "no Tcl  ",
-		 recorder_path(c->app) ? "recording" : "not recording", c->theme.name, (long long)c->app->model.tick);
+		 !recorder_path(c->app) ? "not recording" : rs && *rs ? "NOT RECORDING: log failing, retrying" : "recording",
+		 c->theme.name, (long long)c->app->model.tick);
 	for (unsigned i = 0; i < ARRAY_LEN(hints); i++) {
 		int need;
 
