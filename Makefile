@@ -121,6 +121,7 @@ bench: deps
 	MYRIAD_BIN=$(B)/myriad ./$(B)/bench-store
 	sh tests/bench/bench_ssh.sh $(B)
 	tclsh tests/bench/bench_slurm.tcl $(B)
+	tclsh tests/bench/bench_inventory.tcl $(B)
 
 FUZZ_SECONDS ?= 30
 # Every target links the core built by clang with coverage (build-fuzz/core);

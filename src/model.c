@@ -145,14 +145,16 @@ static void apply_node(struct model *m, const struct ev_node *e)
 	if (e->node < 0 || e->node >= m->nnodes)
 		return;
 	struct node *n = &m->nodes[e->node];
-	int renamed = strcmp(n->name, e->name ? e->name : "") != 0;
+	int renamed = strcmp(n->name, e->name ? e->name : "") != 0, had_name = n->name[0] != '\0';
 
 	copy_str(n->name, sizeof n->name, e->name);
 	n->su = e->su;
 	n->rack = e->rack;
 	n->gpus = e->gpus;
-	if (renamed)
-		name_rebuild(m);
+	if (renamed && had_name)
+		name_rebuild(m);   /* a rename (rare): the old name's slot goes */
+	else if (renamed)
+		name_insert(m, e->node);   /* naming the inventory: one insertion, not a rebuild per node */
 }
 
 static int gpu_ok(const struct model *m, int32_t node, int32_t gpu)

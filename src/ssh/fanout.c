@@ -214,8 +214,16 @@ struct fanout *fanout_start(struct myriad *app, struct loop *l, const char *node
 	struct fanout *f;
 	int fan = o->fanout > 0 ? o->fanout : 256;
 
+	int most = o->max_nodes > 0 ? o->max_nodes : FANOUT_MAX_NODES;
+
 	if (!ns)
 		return NULL;
+	if (nodeset_count(ns) > (size_t)most) {   /* before a name is made: gpu[1-99999999] is cheap to write */
+		*err = xasprintf("%s names %zu nodes, more than one fan-out reaches (%d; raise it with myriad fanout -m N, Tcl fanout -max N, up to %d)",
+				 nodeset, nodeset_count(ns), most, FANOUT_MAX_NODES_CAP);
+		nodeset_free(ns);
+		return NULL;
+	}
 	nodeset_foreach(ns, collect_name, &names);
 	nodeset_free(ns);
 	fanout_raise_fd_limit();

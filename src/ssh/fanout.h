@@ -27,7 +27,10 @@ struct fanout_opts {
 	/* without gather: called for each complete line (n excludes the newline) */
 	void (*line)(void *ctx, const char *node, const char *buf, size_t n, int is_stderr);
 	void *ctx;
+	int max_nodes;       /* the most one fan-out may reach; 0: FANOUT_MAX_NODES */
 };
+#define FANOUT_MAX_NODES 131072     /* 12,800 nodes is the size designed for, ten times over */
+#define FANOUT_MAX_NODES_CAP 1048576
 
 struct fanout_result {
 	char *name;

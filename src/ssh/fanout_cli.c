@@ -39,10 +39,11 @@ static void print_line(void *ctx, const char *node, const char *buf, size_t n, i
 
 static void usage(void)
 {
-	fputs("usage: myriad [-c CONFIG] fanout -w NODESET [-f FANOUT] [-t TIMEOUT] [-b] -- COMMAND [ARG...]\n"
+	fputs("usage: myriad [-c CONFIG] fanout -w NODESET [-f FANOUT] [-t TIMEOUT] [-m MAX] [-b] -- COMMAND [ARG...]\n"
 	      "  -w NODESET   nodes, e.g. 'gpu[0001-0256]'\n"
 	      "  -f FANOUT    nodes connecting or running at once (default 256)\n"
 	      "  -t TIMEOUT   seconds allowed to connect, and to run the command (default: no limit to run)\n"
+	      "  -m MAX       refuse a NODESET of more than MAX nodes (default 131072)\n"
 	      "  -b           gather identical outputs under one nodeset\n"
 	      "  one COMMAND word is a shell command line; several words are quoted one by one\n",
 	      stderr);
@@ -63,7 +64,7 @@ static int parse_args(int argc, char **argv, const char **nodes, struct fanout_o
 			fo->gather = 1;
 			continue;
 		}
-		if ((strcmp(a, "-w") && strcmp(a, "-f") && strcmp(a, "-t")) || i + 1 >= argc) {
+		if ((strcmp(a, "-w") && strcmp(a, "-f") && strcmp(a, "-t") && strcmp(a, "-m")) || i + 1 >= argc) {
 			if (a[0] != '-')
 				break;   /* the command, without -- */
 			fprintf(stderr, "myriad: fanout: %s: %s\n", a, i + 1 >= argc ? "needs a value" : "unknown option");
@@ -78,6 +79,11 @@ static int parse_args(int argc, char **argv, const char **nodes, struct fanout_o
 			fo->fanout = (int)strtol(v, &end, 10);
 			if (*end || fo->fanout < 1 || fo->fanout > 100000)
 				return fprintf(stderr, "myriad: fanout: -f wants a number of nodes, not \"%s\"\n", v), -1;
+		} else if (!strcmp(a, "-m")) {
+			fo->max_nodes = (int)strtol(v, &end, 10);
+			if (*end || fo->max_nodes < 1 || fo->max_nodes > FANOUT_MAX_NODES_CAP)
+				return fprintf(stderr, "myriad: fanout: -m wants a number of nodes up to %d, not \"%s\"\n",
+					       FANOUT_MAX_NODES_CAP, v), -1;
 		} else {
 			fo->timeout_s = strtod(v, &end);
 			if (*end || !(fo->timeout_s > 0) || fo->timeout_s > 86400)

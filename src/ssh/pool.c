@@ -548,6 +548,8 @@ static void check_host(struct ssh_pool *p, struct ssh_host *h, int64_t now)
 				 h->resolving ? "resolving its name"
 				 : h->phase == PH_AUTH ? "authenticating"
 				 : h->link && h->fd < 0 ? "waiting for its gateway" : "connecting");
+			if (h->resolving)
+				resolver_unanswered(p->res);
 			host_fail(h, CONN_TIMEOUT, msg);
 		}
 		break;

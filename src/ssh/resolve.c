@@ -31,6 +31,7 @@ struct entry {
 struct resolver {
 	struct entry **slots;
 	uint32_t nslots, n;
+	int unanswered;           /* lookups in a row that got no answer in time */
 };
 
 struct resolver *resolver_new(void)
@@ -103,7 +104,7 @@ static void start(struct entry *e)
 	}
 }
 
-static void finish(struct entry *e)
+static void finish(struct resolver *r, struct entry *e)
 {
 	int rc = gai_error(e->req);
 	struct addrinfo *ai = e->req->ar_result;
@@ -111,6 +112,7 @@ static void finish(struct entry *e)
 	if (rc == EAI_INPROGRESS)
 		return;
 	e->state = RES_FAIL;
+	r->unanswered = 0;   /* the name service answers, even "no such name" */
 	if (rc == 0 && ai && getnameinfo(ai->ai_addr, ai->ai_addrlen, e->addr, sizeof e->addr, NULL, 0,
 					 NI_NUMERICHOST) == 0)
 		e->state = RES_DONE;
@@ -133,15 +135,26 @@ int resolver_get(struct resolver *r, const char *name, char *out, size_t cap, ch
 	}
 	struct entry *e = find(r, name);
 
-	if (e->state == RES_WAIT)
-		finish(e);
-	else if (mono_us() >= e->expires)
+	if (e->state == RES_WAIT) {
+		finish(r, e);
+	} else if (mono_us() >= e->expires) {
+		if (r->unanswered >= RES_UNANSWERED_MAX) {   /* no name service: fail at once, not one wait per name */
+			snprintf(why, whycap, "name not looked up: the name service answered none of the last %d "
+				 "lookups in time", RES_UNANSWERED_MAX);
+			return RES_FAIL;
+		}
 		start(e);
+	}
 	if (e->state == RES_DONE)
 		snprintf(out, cap, "%s", e->addr);
 	else if (e->state == RES_FAIL)
 		snprintf(why, whycap, "cannot resolve %s: %s", name, e->err);
 	return e->state;
+}
+
+void resolver_unanswered(struct resolver *r)
+{
+	r->unanswered++;
 }
 
 void resolver_free(struct resolver *r)

@@ -17,7 +17,13 @@ struct resolver;
 struct resolver *resolver_new(void);
 void resolver_free(struct resolver *r);
 
-/* RES_DONE: the numeric address is in out; RES_FAIL: the reason in why. */
+/* RES_DONE: the numeric address is in out; RES_FAIL: the reason in why.
+ * After RES_UNANSWERED_MAX lookups in a row got no answer in time (the
+ * caller says so: resolver_unanswered), new lookups fail at once until an
+ * answer comes, so that a dead name service costs one timeout, not one per
+ * name: 1,000 names behind a dead DNS server fail in one -t, not in 1,000. */
+#define RES_UNANSWERED_MAX 16
 int resolver_get(struct resolver *r, const char *name, char *out, size_t cap, char *why, size_t whycap);
+void resolver_unanswered(struct resolver *r);
 
 #endif

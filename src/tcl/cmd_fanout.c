@@ -154,7 +154,7 @@ static int start_async(struct tcl_call *c, const char *nodes, const char *cmd, c
 int tc_fanout(struct tcl_call *c)
 {
 	const char *nodes = tc_optstr(c, "w"), *cmd = Tcl_GetString(c->argv[0]);
-	struct fanout_opts fo = {0, 30, 1, NULL, NULL};
+	struct fanout_opts fo = {0, 30, 1, NULL, NULL, 0};
 	struct fanout_result *res = NULL;
 	int64_t us;
 	int n = 0;
@@ -166,6 +166,14 @@ int tc_fanout(struct tcl_call *c)
 		if (tc_duration(tc_optstr(c, "timeout"), &us) < 0 || us <= 0)
 			return tc_err(c, "INPUT", "bad -timeout \"%s\"", tc_optstr(c, "timeout"));
 		fo.timeout_s = (double)us / US_PER_SEC;
+	}
+	if (tc_opt(c, "max")) {
+		Tcl_WideInt m;
+
+		if (Tcl_GetWideIntFromObj(NULL, tc_opt(c, "max"), &m) != TCL_OK || m < 1 || m > FANOUT_MAX_NODES_CAP)
+			return tc_err(c, "INPUT", "bad -max \"%s\": a number of nodes up to %d", tc_optstr(c, "max"),
+				      FANOUT_MAX_NODES_CAP);
+		fo.max_nodes = (int)m;
 	}
 	if (c->app->read_only)
 		return tc_err(c, "READONLY", "fanout: refused in read-only mode (--read-only)");

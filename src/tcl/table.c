@@ -112,11 +112,11 @@ const struct tcl_cmd tc_table[] = {
 	{"prompt", "TEXT ?SCRIPT?", "ask for a line of text, as confirm does", "", 1, 2, TC_RO, SEC_UI, tc_prompt},
 	{"notify", "TEXT ?-level info|warn|error?", "tell the operator: the status line, or a line with the cluster time on stdout in batch",
 		"level=", 1, 1, TC_RO | TC_SAFE, SEC_UI, tc_notify},
-	{"fanout", "-w NODESET ?-timeout DURATION? ?-then SCRIPT? ?-dry-run? COMMAND",
+	{"fanout", "-w NODESET ?-timeout DURATION? ?-max N? ?-then SCRIPT? ?-dry-run? COMMAND",
 		"run COMMAND on nodes over SSH (default timeout 30s); a dict node -> {status output stderr why conn}. "
 		"Batch waits for it; the console never does: -then SCRIPT gets the dict appended, a coroutine "
-		"yields until it, at the : line the outputs go to the log panel",
-		"w= timeout= then= dry-run", 1, 1, 0, SEC_FANOUT, tc_fanout},
+		"yields until it, at the : line the outputs go to the log panel; -max N: refuse more than N nodes (131072)",
+		"w= timeout= max= then= dry-run", 1, 1, 0, SEC_FANOUT, tc_fanout},
 	/* ---- configuration ---- */
 	{"sim", "?SPEC?", "start the embedded simulator (gpus=2048,seed=3,accel=1,start=...,load=0.9); ignored when --sim is given",
 		"", 0, 1, TC_RO, SEC_CONFIG, tc_sim},
