@@ -68,7 +68,7 @@ proc ::autodrain::on_xid {node index code} {
 }
 
 # Run as a runbook: options from the command line.
-if {[info exists ::argv0] && [file tail $::argv0] eq [file tail [info script]]} {
+if {[info exists ::argv0] && [lindex [split $::argv0 /] end] eq [lindex [split [info script] /] end]} {
 	foreach {opt value} $::argv {
 		switch -- $opt {
 			-codes { set ::autodrain::codes $value }

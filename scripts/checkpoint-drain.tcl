@@ -95,7 +95,7 @@ proc ::ckptdrain::start {node args} {
 	return $co
 }
 
-if {[info exists ::argv0] && [file tail $::argv0] eq [file tail [info script]]} {
+if {[info exists ::argv0] && [lindex [split $::argv0 /] end] eq [lindex [split [info script] /] end]} {
 	if {![llength $::argv]} { error "usage: checkpoint-drain.tcl NODE ?-timeout S? ?-reason TEXT? ?-signal SIG?" }
 	::ckptdrain::start {*}$::argv
 	if {![info exists ::ckptdrain::finished]} { vwait ::ckptdrain::finished }

@@ -91,7 +91,7 @@ proc ::drainleaf::flags {words} {
 	return $o
 }
 
-if {[info exists ::argv0] && [file tail $::argv0] eq [file tail [info script]]} {
+if {[info exists ::argv0] && [lindex [split $::argv0 /] end] eq [lindex [split [info script] /] end]} {
 	if {![llength $::argv]} { error "usage: drain-leaf.tcl LEAF ?-reason TEXT? ?-min-up F? ?-requeue? ?-force? ?-dry-run?" }
 	::drainleaf::run {*}$::argv
 }

@@ -67,7 +67,7 @@ proc ::morning::print {r} {
 	puts "  PUE       [dict get $r pue] now, [dict get $r pue_avg] over the last readings"
 }
 
-if {[info exists ::argv0] && [file tail $::argv0] eq [file tail [info script]]} {
+if {[info exists ::argv0] && [lindex [split $::argv0 /] end] eq [lindex [split [info script] /] end]} {
 	set since 24h
 	foreach {opt value} $::argv {
 		switch -- $opt {

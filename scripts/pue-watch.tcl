@@ -42,7 +42,7 @@ proc ::puewatch::check {} {
 	}
 }
 
-if {[info exists ::argv0] && [file tail $::argv0] eq [file tail [info script]]} {
+if {[info exists ::argv0] && [lindex [split $::argv0 /] end] eq [lindex [split [info script] /] end]} {
 	foreach {opt value} $::argv {
 		switch -- $opt {
 			-threshold { set ::puewatch::threshold $value }

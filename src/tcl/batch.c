@@ -229,6 +229,8 @@ int tcl_run_batch(struct myriad *app, const struct cli_opts *o, const char *runb
 	char *err = NULL;
 	int rc = TCL_OK, status;
 
+	if (!app->tcl && o->json)
+		tc_capture_request(1);   /* replay --run starts Tcl here */
 	if (!app->tcl && tcl_init(app, &err) < 0) {
 		fprintf(stderr, "myriad: %s\n", err);
 		free(err);

@@ -304,7 +304,12 @@ int tcl_load_config(struct myriad *app, const char *path, char **err)
 
 static int is_batch(const struct cli_opts *o)
 {
-	return o->eval || (o->nargs > 0 && !strcmp(o->args[0], "run"));
+	if (o->eval || (o->nargs > 0 && !strcmp(o->args[0], "run")))
+		return 1;
+	for (int i = 1; o->nargs > 0 && !strcmp(o->args[0], "replay") && i < o->nargs; i++)
+		if (!strcmp(o->args[i], "--run"))   /* a runbook on a recording */
+			return 1;
+	return 0;
 }
 
 int tcl_configure(struct myriad *app, const struct cli_opts *o, char **config, char **err)
