@@ -5,6 +5,8 @@
  *   one full tick (sim + parse + apply)
  *   nodeset fold of 10,240 names      vs ClusterShell's NodeSet (python3),
  *     gpu[00001-10240] and gpu[0001-1280]-ib[0-7]
+ *   one tick through Prometheus     vs the same through 1,280 SSH streams
+ *     (bench_prom.c), and 102,400 GPUs through Prometheus
  *   resident memory
  */
 #include <stdio.h>
@@ -14,6 +16,8 @@
 #include "nodeset.h"
 #include "stream.h"
 #include "sim/sim.h"
+
+void bench_prometheus(struct myriad *app);   /* bench_prom.c */
 
 struct capture {
 	struct sbuf *node_text;   /* per node: one tick of nvidia-smi output */
@@ -339,6 +343,7 @@ int main(void)
 	bench_parse(&app);
 	bench_tick(&app);
 	bench_slurm_poll(&app);
+	bench_prometheus(&app);
 	bench_nodeset(&app.model);
 	printf("resident memory with the 10,240-GPU cluster loaded: %.1f MB (process start: %.1f MB)\n",
 	       rss_kb() / 1024.0, rss0 / 1024.0);
