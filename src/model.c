@@ -79,6 +79,11 @@ static void name_rebuild(struct model *m)
 			name_insert(m, i);
 }
 
+void model_index_names(struct model *m)
+{
+	name_rebuild(m);
+}
+
 int32_t model_node_index(const struct model *m, const char *name)
 {
 	if (!m->name_cap)

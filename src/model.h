@@ -139,6 +139,7 @@ void model_apply(struct model *m, const struct event *ev);
 uint64_t model_hash(const struct model *m);
 
 int32_t model_node_index(const struct model *m, const char *name);   /* -1 if unknown */
+void model_index_names(struct model *m);   /* after node names were written directly (a keyframe) */
 struct job *model_job(const struct model *m, uint32_t id);          /* NULL if unknown */
 struct fault *model_fault(const struct model *m, uint32_t id);      /* NULL if unknown */
 static inline int32_t model_gpu(const struct model *m, int32_t node, int32_t gpu)

@@ -291,13 +291,7 @@ static int get_inventory(struct dec *d, const char *cluster, const struct topo *
 		return -1;
 	if (get_structs(&d->r, m->nodes, (size_t)m->nnodes, sizeof *m->nodes, d->tmp) < 0)
 		return -1;
-	struct node n0 = m->nodes[0];
-
-	m->nodes[0].name[0] = '\0';
-	ev.type = EV_NODE;
-	ev.u.node = (struct ev_node){0, n0.su, n0.rack, n0.gpus, n0.name};
-	apply(m, &ev);
-	m->nodes[0] = n0;
+	model_index_names(m);   /* the names came in with the nodes, not by events */
 	return 0;
 }
 

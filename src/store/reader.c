@@ -101,9 +101,9 @@ int reader_open(struct reader *r, const char *path, char **warn, char **err)
 	int64_t span = r->last - db_i64(r->db, "SELECT min(tick) FROM ticks WHERE " TICKS_SANE, 0) + 1;
 
 	if (warn && r->last >= 0 && rows != span) {
-		char *w = xasprintf("%s%s%s: the ticks table is damaged: %lld rows for ticks %lld to %lld",
-				    *warn ? *warn : "", *warn ? "; " : "", path, (long long)rows,
-				    (long long)(r->last - span + 1), (long long)r->last);
+		char *w = xasprintf("%s%s%s: %lld of the ticks %lld to %lld are missing (lost while the log could "
+				    "not be written, or damaged)", *warn ? *warn : "", *warn ? "; " : "", path,
+				    (long long)(span - rows), (long long)(r->last - span + 1), (long long)r->last);
 
 		free(*warn);
 		*warn = w;
