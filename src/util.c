@@ -234,6 +234,24 @@ void sbuf_free(struct sbuf *b)
 	b->len = b->cap = 0;
 }
 
+/* Length of a valid UTF-8 sequence at p, 0 if invalid. */
+size_t utf8_len(const unsigned char *p)
+{
+	if (p[0] < 0x80)
+		return 1;
+	size_t n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+
+	if (!n || (n == 3 && p[0] >= 0xf0))
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) || (p[0] == 0xf0 && p[1] < 0x90) ||
+	    (p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;   /* overlong, surrogate, beyond U+10FFFF */
+	return n;
+}
+
 void sbuf_json_str(struct sbuf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -247,10 +265,21 @@ void sbuf_json_str(struct sbuf *b, const char *s)
 		case '\r': sbuf_add(b, "\\r", 2); break;
 		case '\t': sbuf_add(b, "\\t", 2); break;
 		default:
-			if (*p < 0x20 || *p == 0x7f)
+			if (*p < 0x20 || *p == 0x7f) {
 				sbuf_printf(b, "\\u%04x", *p);
-			else
+			} else if (*p < 0x80) {
 				sbuf_addc(b, (char)*p);
+			} else {   /* valid JSON whatever the bytes: bad UTF-8 is U+FFFD, C1 controls escaped */
+				size_t n = utf8_len(p);
+
+				if (!n)
+					sbuf_adds(b, "\\ufffd");
+				else if (p[0] == 0xc2 && p[1] < 0xa0)
+					sbuf_printf(b, "\\u%04x", p[1]);
+				else
+					sbuf_add(b, (const char *)p, n);
+				p += n ? n - 1 : 0;
+			}
 		}
 	}
 	sbuf_addc(b, '"');

@@ -51,7 +51,11 @@ void sbuf_printf(struct sbuf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void sbuf_vprintf(struct sbuf *b, const char *fmt, va_list ap);
 void sbuf_reset(struct sbuf *b);
 void sbuf_free(struct sbuf *b);
-/* Appends s as a JSON string literal, quotes included. */
+/* Length of the well-formed UTF-8 character at p (no overlong forms, no
+ * surrogates, nothing past U+10FFFF), 0 if it is not one; 1 for ASCII. */
+size_t utf8_len(const unsigned char *p);
+/* Appends s as a JSON string literal, quotes included: valid JSON whatever
+ * the bytes (controls and C1 escaped, bad UTF-8 as U+FFFD). */
 void sbuf_json_str(struct sbuf *b, const char *s);
 
 /* Bump allocator: many small allocations freed together. */

@@ -131,18 +131,40 @@ const char *action_check_reason(const char *r)
 
 /* ---- audit events ---- */
 
+#define AUDIT_TEXT_MAX 4096
+
+/* s, or when longer than the audit keeps, its first AUDIT_TEXT_MAX bytes (a
+ * whole character last) and how long it was, in *keep (freed by the caller):
+ * a refused 100 MB argument costs the log a few kilobytes, not four copies. */
+static const char *bounded(const char *s, char **keep)
+{
+	size_t n = s ? strlen(s) : 0, cut = AUDIT_TEXT_MAX;
+
+	*keep = NULL;
+	if (n <= AUDIT_TEXT_MAX)
+		return s ? s : "";
+	while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+		cut--;
+	*keep = xasprintf("%.*s... (%zu bytes)", (int)cut, s, n);
+	return *keep;
+}
+
 void act_emit(struct myriad *app, const struct action *a, uint32_t id, int phase, int ok, int dry,
 	      const char *status, const char *detail)
 {
 	struct event ev;
+	char *k1, *k2, *k3;
 
 	memset(&ev, 0, sizeof ev);
 	ev.type = EV_ACTION;
 	ev.source = a->source ? a->source : "tcl";
-	ev.u.action = (struct ev_action){id, phase, ok, dry, action_kind_name(a->kind), a->target ? a->target : "",
-					 a->args ? a->args : "", a->who ? a->who : "", detail ? detail : "",
+	ev.u.action = (struct ev_action){id, phase, ok, dry, action_kind_name(a->kind), bounded(a->target, &k1),
+					 bounded(a->args, &k2), a->who ? a->who : "", bounded(detail, &k3),
 					 status ? status : ""};
-	app_emit(app, &ev);
+	app_emit(app, &ev);   /* the bus copies the strings */
+	free(k1);
+	free(k2);
+	free(k3);
 	if (!app->bus.flushing)
 		bus_flush(&app->bus);
 }

@@ -20,6 +20,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "parse.h"
 #include "../util.h"
@@ -571,6 +572,13 @@ int parse_cli(int argc, char **argv)
 		return usage();
 	}
 	f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	struct stat st;
+
+	if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		f = NULL;
+		errno = EISDIR;
+	}
 	if (!f) {
 		fprintf(stderr, "myriad: parse: %s: %s\n", path, strerror(errno));
 		return 2;
@@ -582,9 +590,17 @@ int parse_cli(int argc, char **argv)
 		run_lines(&r, f);
 	else
 		run_doc(&r, f);
+	int failed = ferror(f);   /* a directory, an I/O error: nothing read is not "no records" */
+	int why = errno;
+
 	if (f != stdin)
 		fclose(f);
 	fflush(stdout);
+	if (failed) {
+		fprintf(stderr, "myriad: parse: %s: %s\n", path, strerror(why));
+		sbuf_free(&r.out);
+		return 2;
+	}
 	fprintf(stderr, "myriad: parse: %ld records, %ld rejected\n", r.records, r.rejected);
 	sbuf_free(&r.out);
 	return r.rejected ? 1 : 0;

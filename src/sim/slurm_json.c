@@ -6,7 +6,7 @@
  * fields is kept (the rest are constants a console has no use for). Compact,
  * one document per call, ending in a newline. Nothing here draws a random
  * number: printing a document never changes what the simulation does.
- * Strings are escaped byte by byte (json_str): a drain reason may hold any
+ * Strings are escaped byte by byte (sbuf_json_str): a drain reason may hold any
  * byte an operator sent through scontrol.
  */
 #include <string.h>
@@ -20,60 +20,10 @@ static int popcount8(uint8_t m)
 	return __builtin_popcount(m);
 }
 
-/* Length of the well-formed UTF-8 character at p (RFC 3629: no overlong
- * forms, no surrogates, nothing past U+10FFFF), 0 if it is not one. */
-static int utf8_len(const unsigned char *p)
-{
-	int n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : 2;
-	uint32_t c = p[0] & (0x3f >> (n - 1));
-
-	if (p[0] < 0xc2 || p[0] > 0xf4)
-		return 0;
-	for (int i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) || (n == 4 && (c < 0x10000 || c > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-/* A JSON string of any bytes (a drain reason comes from an operator):
- * quote, backslash and control characters escaped, a byte that is not part
- * of a well-formed UTF-8 character written as U+FFFD, so the document stays
- * valid JSON whatever the text holds. */
-static void json_str(struct sbuf *b, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	sbuf_addc(b, '"');
-	while (*p) {
-		int n = *p < 0x80 ? 1 : utf8_len(p);
-
-		if (*p == '"' || *p == '\\') {
-			sbuf_addc(b, '\\');
-			sbuf_addc(b, (char)*p);
-		} else if (*p == '\n' || *p == '\t' || *p == '\r') {
-			sbuf_addc(b, '\\');
-			sbuf_addc(b, *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
-		} else if (*p < 0x20 || *p == 0x7f) {
-			sbuf_printf(b, "\\u%04x", *p);
-		} else if (n == 0) {
-			SB_LIT(b, "\\ufffd");
-			n = 1;
-		} else {
-			sbuf_add(b, (const char *)p, (size_t)n);
-		}
-		p += n;
-	}
-	sbuf_addc(b, '"');
-}
-
 static void key_str(struct sbuf *b, const char *key, const char *v)
 {
 	sbuf_adds(b, key);
-	json_str(b, v);
+	sbuf_json_str(b, v);
 }
 
 static void key_int(struct sbuf *b, const char *key, int64_t v)

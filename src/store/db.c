@@ -264,12 +264,19 @@ int db_open(const char *path, int create, int readonly, sqlite3 **db, char **war
 		readonly = 1;
 	if (open_raw(path, readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE, db, err) < 0)
 		return -1;
-	if (db_i64(*db, "SELECT count(*) FROM sqlite_master WHERE name = 'meta'", 0) != 1) {
-		*err = xasprintf("%s: not a myriad log", path);
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(*db, "SELECT count(*) FROM sqlite_master WHERE name = 'meta'", -1, &st, NULL);
+	int64_t metas = rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+
+	if (metas != 1) {   /* SQLite's own word when it cannot read the file: "file is not a database" */
+		*err = metas < 0 ? xasprintf("%s: not a myriad log: SQLite cannot read it: %s", path, sqlite3_errmsg(*db))
+				 : xasprintf("%s: not a myriad log (an SQLite database without its tables)", path);
+		sqlite3_finalize(st);
 		sqlite3_close(*db);
 		*db = NULL;
 		return -1;
 	}
+	sqlite3_finalize(st);
 	if (check_version(path, db, readonly, warn, err) < 0) {
 		sqlite3_close(*db);
 		*db = NULL;

@@ -13,23 +13,6 @@
 
 
 
-/* Length of a valid UTF-8 sequence at p, 0 if invalid. */
-static size_t utf8_len(const unsigned char *p)
-{
-	if (p[0] < 0x80)
-		return 1;
-	size_t n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
-
-	if (!n || (n == 3 && p[0] >= 0xf0))
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) || (p[0] == 0xf0 && p[1] < 0x90) ||
-	    (p[0] == 0xf4 && p[1] >= 0x90))
-		return 0;   /* overlong, surrogate, beyond U+10FFFF */
-	return n;
-}
 
 static void put_str(struct sbuf *b, const char *s)
 {

@@ -258,8 +258,15 @@ static int syntax_check(Tcl_Interp *in, const char *path, char **err)
 
 			for (const char *q = b.s; q < p; q++)
 				line += *q == '\n';
-			for (; p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == ';'); p++)
-				line += *p == '\n';
+			for (;;) {   /* the line of the command, past blank and comment lines */
+				for (; p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ';'); p++)
+					line += *p == '\n';
+				if (p >= end || *p != '#')
+					break;
+				for (; p < end && *p != '\n'; p++)   /* a comment, continued by a backslash-newline */
+					if (*p == '\\' && p + 1 < end && p[1] == '\n')
+						line++, p++;
+			}
 			*err = xasprintf("%s:%d: %s", path, line, Tcl_GetString(Tcl_GetObjResult(in)));
 			Tcl_ResetResult(in);
 			rc = -1;

@@ -205,15 +205,14 @@ static void hook_failed(struct tcl_state *ts, struct hook *h, Tcl_Interp *in)
 	}
 }
 
-static void set_budget(struct tcl_state *ts, struct hook *h)
+/* Sets h's limits; returns what tc_time_limit_end() restores. */
+static int64_t set_budget(struct tcl_state *ts, struct hook *h)
 {
 	static Tcl_Obj *count;
 	Tcl_WideInt n = 0;
 
-	if (h->safe) {
-		tc_safe_limits(ts, h->interp);
-		return;
-	}
+	if (h->safe)
+		return tc_safe_limits(ts, h->interp);
 	if (!count) {
 		count = Tcl_NewStringObj("info cmdcount", -1);
 		Tcl_IncrRefCount(count);
@@ -222,8 +221,7 @@ static void set_budget(struct tcl_state *ts, struct hook *h)
 		Tcl_GetWideIntFromObj(NULL, Tcl_GetObjResult(h->interp), &n);
 	Tcl_LimitTypeSet(h->interp, TCL_LIMIT_COMMANDS);
 	Tcl_LimitSetCommands(h->interp, (int)MIN((Tcl_WideInt)INT32_MAX, n + ts->hook_commands));
-	if (!tc_virtual(ts))   /* the command count misses `while 1 {}`; the clock does not */
-		tc_time_limit(h->interp, ts->hook_ms);
+	return tc_time_limit(h->interp, ts->hook_ms);   /* the count misses `while 1 {}` */
 }
 
 static void run_hook(struct tcl_state *ts, struct hook *h, Tcl_Obj *ev)
@@ -231,6 +229,7 @@ static void run_hook(struct tcl_state *ts, struct hook *h, Tcl_Obj *ev)
 	Tcl_Interp *in = h->interp;
 	Tcl_Obj *objv[3] = {ts->apply, h->lambda, ev};
 	char saved[sizeof ts->via];
+	int64_t saved_limit;
 	int rc;
 
 	h->runs++;
@@ -238,10 +237,10 @@ static void run_hook(struct tcl_state *ts, struct hook *h, Tcl_Obj *ev)
 	Tcl_Preserve(in);
 	memcpy(saved, ts->via, sizeof saved);
 	snprintf(ts->via, sizeof ts->via, "hook:%d", h->id);
-	set_budget(ts, h);
+	saved_limit = set_budget(ts, h);
 	rc = Tcl_EvalObjv(in, 3, objv, TCL_EVAL_GLOBAL);
 	Tcl_LimitTypeReset(in, TCL_LIMIT_COMMANDS);
-	Tcl_LimitTypeReset(in, TCL_LIMIT_TIME);
+	tc_time_limit_end(in, saved_limit);
 	memcpy(ts->via, saved, sizeof saved);
 	ts->hooks->depth--;
 	if (rc == TCL_ERROR && !ts->exiting)

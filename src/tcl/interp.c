@@ -408,6 +408,9 @@ static int wrap_after(ClientData cd, Tcl_Interp *in, int objc, Tcl_Obj *const ob
 				       (long long)ms);
 		return tc_advance(ts, in, ts->app->now + (ms > 0 ? ms : 0) * 1000);
 	}
+	if (ts->in_config && objc >= 3 && Tcl_GetWideIntFromObj(NULL, objv[1], &ms) == TCL_OK)
+		return tc_ierr(in, "CONFIG", "after %lld SCRIPT in a configuration would run before the cluster's time "
+			       "starts: use every DURATION SCRIPT, or on tick SCRIPT", (long long)ms);
 	return call_tcl(&ci->tcl_after, in, objc, objv);
 }
 
@@ -602,41 +605,27 @@ int tc_eval_top(struct tcl_state *ts, Tcl_Interp *in, Tcl_Obj *script, const cha
 	return rc;
 }
 
-void tc_time_limit(Tcl_Interp *in, int64_t ms)
-{
-	Tcl_Time t;
-
-	Tcl_GetTime(&t);
-	t.sec += (long)(ms / 1000);
-	t.usec += (long)(ms % 1000 * 1000);
-	if (t.usec >= 1000000) {
-		t.sec++;
-		t.usec -= 1000000;
-	}
-	Tcl_LimitSetTime(in, &t);
-	Tcl_LimitTypeSet(in, TCL_LIMIT_TIME);
-}
-
 /* The console's `:` line and key scripts: a time budget (guard -command-ms),
  * so that a slip like `while 1 {}` cannot freeze the screen for good. */
 int tcl_eval(struct myriad *app, const char *script, struct sbuf *out)
 {
 	struct tcl_state *ts = app->tcl;
 	int rc, limited;
+	int64_t saved = 0;
 
 	if (!ts) {
 		if (out)
 			sbuf_adds(out, "Tcl is not running");
 		return 1;
 	}
-	limited = !ts->batch && !tc_virtual(ts) && !tc_in_hook(ts);
+	limited = !ts->batch && !tc_in_hook(ts);
 	if (limited)
-		tc_time_limit(ts->interp, ts->command_ms);
+		saved = tc_time_limit(ts->interp, ts->command_ms);
 	rc = tc_eval_top(ts, ts->interp, Tcl_NewStringObj(script, -1), "tcl");
 	if (limited) {
 		int over = rc == TCL_ERROR && Tcl_LimitExceeded(ts->interp);
 
-		Tcl_LimitTypeReset(ts->interp, TCL_LIMIT_TIME);
+		tc_time_limit_end(ts->interp, saved);
 		if (over) {
 			if (out)
 				sbuf_printf(out, "stopped after %lld ms (guard -command-ms)", (long long)ts->command_ms);

@@ -89,9 +89,9 @@ static const char *const man_rest[] = {
 	".PP",
 	"A hook never blocks the loop: vwait and a synchronous after are refused inside hooks, and a hook that "
 	"must wait (for a checkpoint, say) starts a coroutine that yields and is resumed by after or by another "
-	"hook. Each run of a hook may execute guard -hook-commands commands (default 1000000) and, in the "
-	"console, take guard -hook-ms milliseconds (default 1000; a loop with no command in it, as while 1 {}, "
-	"is stopped only by this one); a hook that fails guard -hook-errors times (default 5) is disabled and "
+	"hook. Each run of a hook may execute guard -hook-commands commands (default 1000000) and "
+	"take guard -hook-ms milliseconds of wall time (default 1000; a loop with no command in it, as while 1 {}, "
+	"is stopped only by this one, in a batch run on virtual time too); a hook that fails guard -hook-errors times (default 5) is disabled and "
 	"reported; hooks lists them. A command typed at the : line or bound to a key may take guard -command-ms "
 	"milliseconds (default 10000).",
 	".SH TIME",
@@ -224,8 +224,8 @@ static const char *const man_rest[] = {
 	"checkpoint is a signal through kubectl exec.",
 	".PP",
 	"plugin FILE loads a Tcl script into a safe interpreter that holds only the commands marked safe, with a "
-	"command budget (-commands, default 100000) and, in the console, a time budget (-time MS, default 1000) "
-	"for every call into it, its hooks included.",
+	"command budget (-commands, default 100000) and a time budget of wall time (-time MS, default 1000) "
+	"for every call into it, its hooks included, in the console and in batch runs.",
 	".SH EXIT STATUS",
 	"0 ok; 1 an error in what was asked (a script error, bad input, a guard that refused, a scheduler that "
 	"refused the action); 2 could not reach what it needed (a part not available, no backend, a head node "

@@ -40,6 +40,7 @@ static struct {
 	int64_t timer;             /* loop timer for Tcl's next timer */
 	struct nt_fd *fds;
 	int nfds, cfds;
+	int64_t wall_deadline;     /* monotonic us; a time limit under a virtual clock */
 } nt;
 
 /* The loop we are attached to, if it is still the app's. */
@@ -54,14 +55,22 @@ static struct loop *cur_loop(void)
 
 /* ---- clock ---- */
 
+#define FAR_AHEAD (2 * 366 * 86400L)   /* seconds: a limit under a virtual clock */
+
 static void get_time(Tcl_Time *t, ClientData cd)
 {
 	struct timespec ts;
 
 	(void)cd;
 	if (nt.ts && tc_virtual(nt.ts)) {
-		t->sec = (long)(nt.ts->app->now / US_PER_SEC);
-		t->usec = (long)(nt.ts->app->now % US_PER_SEC);
+		int64_t now = nt.ts->app->now;
+
+		if (nt.wall_deadline && mono_us() > nt.wall_deadline) {
+			nt.wall_deadline = 0;   /* once: the limit below fires */
+			now += 2 * FAR_AHEAD * US_PER_SEC;
+		}
+		t->sec = (long)(now / US_PER_SEC);
+		t->usec = (long)(now % US_PER_SEC);
 		return;
 	}
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -73,6 +82,40 @@ static void scale_time(Tcl_Time *t, ClientData cd)
 {
 	(void)t;
 	(void)cd;
+}
+
+/* A time limit ms from now on interpreter in, returning what
+ * tc_time_limit_end() restores. Under a virtual clock Tcl's time stands still
+ * inside a call (a hook, a plugin), so the limit is set far ahead of the
+ * cluster's time and a wall-clock deadline is armed: once it passes, the
+ * clock reads once beyond the limit. Before that, scripts see the cluster's
+ * time unchanged, so runs stay reproducible. */
+int64_t tc_time_limit(Tcl_Interp *in, int64_t ms)
+{
+	int64_t saved = nt.wall_deadline;
+	Tcl_Time t;
+
+	Tcl_GetTime(&t);
+	if (nt.ts && tc_virtual(nt.ts)) {
+		t.sec += FAR_AHEAD;
+		nt.wall_deadline = mono_us() + ms * 1000;
+	} else {
+		t.sec += (long)(ms / 1000);
+		t.usec += (long)(ms % 1000 * 1000);
+		if (t.usec >= 1000000) {
+			t.sec++;
+			t.usec -= 1000000;
+		}
+	}
+	Tcl_LimitSetTime(in, &t);
+	Tcl_LimitTypeSet(in, TCL_LIMIT_TIME);
+	return saved;
+}
+
+void tc_time_limit_end(Tcl_Interp *in, int64_t saved)
+{
+	Tcl_LimitTypeReset(in, TCL_LIMIT_TIME);
+	nt.wall_deadline = saved;
 }
 
 void tc_virtual_clock(struct tcl_state *ts, int on)

@@ -32,7 +32,7 @@ static struct tplugin *tplugin_of(struct tcl_state *ts, Tcl_Interp *in)
 	return NULL;
 }
 
-void tc_safe_limits(struct tcl_state *ts, Tcl_Interp *in)
+int64_t tc_safe_limits(struct tcl_state *ts, Tcl_Interp *in)
 {
 	struct tplugin *p = tplugin_of(ts, in);
 	Tcl_WideInt n = 0;
@@ -42,8 +42,7 @@ void tc_safe_limits(struct tcl_state *ts, Tcl_Interp *in)
 	Tcl_ResetResult(in);
 	Tcl_LimitTypeSet(in, TCL_LIMIT_COMMANDS);
 	Tcl_LimitSetCommands(in, (int)MIN((Tcl_WideInt)INT32_MAX, n + (p ? p->commands : 100000)));
-	if (!tc_virtual(ts))   /* cluster time does not move inside a call */
-		tc_time_limit(in, p ? p->ms : ts->plugin_ms);
+	return tc_time_limit(in, p ? p->ms : ts->plugin_ms);
 }
 
 static char *slurp(const char *path, char **err)
@@ -205,14 +204,15 @@ static int load_text(struct tcl_state *ts, struct tplugin *p, const char *path, 
 	if (rc >= 0) {
 		tc_register_all(ts, in, &p->ci);
 		tc_wrap_builtins(in, &p->ci);
-		tc_safe_limits(ts, in);
+		int64_t saved = tc_safe_limits(ts, in);
+
 		if (tc_eval_top(ts, in, Tcl_NewStringObj(m.rest, -1), "plugin") == TCL_ERROR) {
 			*err = xasprintf("plugin %s line %d: %s", path, Tcl_GetErrorLine(in),
 					 Tcl_GetString(Tcl_GetObjResult(in)));
 			rc = -1;
 		}
 		Tcl_LimitTypeReset(in, TCL_LIMIT_COMMANDS);
-		Tcl_LimitTypeReset(in, TCL_LIMIT_TIME);
+		tc_time_limit_end(in, saved);
 		Tcl_ResetResult(in);
 	}
 	if (rc >= 0)

@@ -139,7 +139,8 @@ int tc_usage(struct tcl_call *c);
 void tc_report(struct tcl_state *ts, const char *fmt, ...) PRINTF_LIKE(2, 3);
 const char *tc_user(void);
 int tc_eval_top(struct tcl_state *ts, Tcl_Interp *in, Tcl_Obj *script, const char *via);
-void tc_time_limit(Tcl_Interp *in, int64_t ms);   /* a time limit ms from now */
+int64_t tc_time_limit(Tcl_Interp *in, int64_t ms);   /* a time limit ms from now (wall clock) */
+void tc_time_limit_end(Tcl_Interp *in, int64_t saved);
 void tc_wrap_builtins(Tcl_Interp *in, struct tc_interp *ci);
 
 /* ---- value.c: building and reading values ---- */
@@ -189,7 +190,7 @@ int tc_in_hook(struct tcl_state *ts);
 
 /* ---- config.c / safe.c / batch.c ---- */
 int tc_plugin_load(struct tcl_state *ts, Tcl_Interp *caller, const char *path, int64_t commands, int64_t ms);
-void tc_safe_limits(struct tcl_state *ts, Tcl_Interp *in);
+int64_t tc_safe_limits(struct tcl_state *ts, Tcl_Interp *in);   /* returns tc_time_limit()'s */
 void tc_safe_free(struct tcl_state *ts);
 /* Tcl plugins' interpreters see ch under name (output.c changed stdout). */
 void tc_safe_rebind(struct tcl_state *ts, const char *name, Tcl_Channel ch);
