@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include "ui/ui_int.h"
+#include "ui/filter.h"
 #include "xidcat.h"
 
 enum { S_TIME, S_SEVERITY, S_NODE, S_KIND, S_COUNT };
@@ -20,6 +21,7 @@ struct faults {
 	struct list l;
 	int sort, reverse, show_closed, bursts, unacked;
 	char filter[128];
+	struct node_filter nodes;  /* the filter read as nodes (a nodeset or text) */
 	int32_t *rows;
 	int cap;
 	uint32_t sel;              /* selected fault id, kept across redraws */
@@ -41,6 +43,7 @@ static void faults_free(void *st)
 {
 	struct faults *f = st;
 
+	filter_done(&f->nodes);
 	free(f->rows);
 	free(f->burst_last);
 	free(f);
@@ -68,11 +71,26 @@ static int matches(const struct faults *fl, const struct model *m, const struct 
 		return 0;
 	if (!fl->filter[0])
 		return 1;
+	if (fl->nodes.is_set)
+		return f->node >= 0 && filter_node(&fl->nodes, f->node);
 	snprintf(code, sizeof code, "xid %d", f->code);
 	return strcasestr(where(m, f, buf, sizeof buf), fl->filter) || strcasestr(f->text, fl->filter) ||
 	       strcasestr(fault_kind_name(f->kind), fl->filter) || strcasestr(f->remedy, fl->filter) ||
 	       (fault_xid(f) >= 0 && !strcasecmp(code, fl->filter)) || strcasestr(meaning(f), fl->filter) ||
 	       strcasestr(severity_name(f->severity), fl->filter);
+}
+
+static void no_match(const struct faults *fl, const struct view *v)
+{
+	char line[300];
+
+	if (fl->nodes.error[0])
+		snprintf(line, sizeof line, "%s", fl->nodes.error);
+	else if (fl->filter[0])
+		snprintf(line, sizeof line, "no %sfault matches %s", fl->unacked ? "unacknowledged " : "", fl->filter);
+	else
+		snprintf(line, sizeof line, "%s", fl->unacked ? "no unacknowledged fault" : "no open faults");
+	view_text(v, 2, 3, -1, R_DIM, line);
 }
 
 static int cmp_i64(int64_t a, int64_t b)
@@ -118,6 +136,7 @@ static void build(struct faults *fl)
 		fl->burst_last = xrealloc(fl->burst_last, sizeof *fl->burst_last * (size_t)fl->cap);
 	}
 	fl->l.n = 0;
+	filter_read(&fl->nodes, m, fl->filter);
 	for (int32_t i = 0; i < m->nfaults; i++) {
 		fl->burst_last[i] = m->faults[i].time;
 		if (matches(fl, m, &m->faults[i]))
@@ -265,7 +284,7 @@ static void faults_draw(void *st, const struct view *v)
 	if (fl->l.n)
 		fl->sel = m->faults[fl->rows[fl->l.cur]].id;
 	else
-		view_text(v, 2, 3, -1, R_DIM, fl->filter[0] || fl->unacked ? "no fault matches" : "no open faults");
+		no_match(fl, v);
 	for (int i = fl->l.top; i < fl->l.n && i < fl->l.top + rows; i++)
 		draw_row(fl, v, 2 + i - fl->l.top, i, wide, flex);
 	if (detail)

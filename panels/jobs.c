@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include "ui/ui_int.h"
+#include "ui/filter.h"
 
 enum { J_ID, J_RUNTIME, J_GPUS, J_USER, J_NAME, J_STATE, J_COUNT };
 static const char *const sort_names[J_COUNT] = {"id", "runtime", "gpus", "user", "name", "state"};
@@ -18,6 +19,7 @@ struct jobs {
 	struct list l;
 	int sort, reverse, faulted_only;
 	char filter[128];
+	struct node_filter nodes;  /* the filter read as nodes (a nodeset or text) */
 	int32_t *rows;
 	int cap;
 	uint32_t sel;
@@ -39,6 +41,7 @@ static void jobs_free(void *st)
 {
 	struct jobs *j = st;
 
+	filter_done(&j->nodes);
 	free(j->rows);
 	free(j);
 }
@@ -69,10 +72,29 @@ static int matches(const struct jobs *js, const struct model *m, const struct jo
 		return 0;
 	if (!js->filter[0])
 		return 1;
+	if (js->nodes.is_set) {   /* a job on any of the set's nodes */
+		for (int32_t k = 0; k < jb->nnodes; k++)
+			if (filter_node(&js->nodes, jb->node_idx[k]))
+				return 1;
+		return 0;
+	}
 	snprintf(id, sizeof id, "%u", jb->id);
 	return strstr(id, js->filter) || strcasestr(jb->user, js->filter) || strcasestr(jb->name, js->filter) ||
 	       (jb->nodes && strcasestr(jb->nodes, js->filter)) ||
 	       strcasestr(job_state_name(jb->state), js->filter) || strcasestr(jb->partition, js->filter);
+}
+
+static void no_match(const struct jobs *js, const struct view *v)
+{
+	char line[300];
+
+	if (js->nodes.error[0])
+		snprintf(line, sizeof line, "%s", js->nodes.error);
+	else if (js->filter[0])
+		snprintf(line, sizeof line, "no job matches %s%s", js->filter, js->faulted_only ? " on a faulted node" : "");
+	else
+		snprintf(line, sizeof line, "%s", js->faulted_only ? "no job on a faulted node" : "no jobs");
+	view_text(v, 2, 3, -1, R_DIM, line);
 }
 
 static int cmp_jobs(const void *pa, const void *pb)
@@ -103,6 +125,7 @@ static void build(struct jobs *js)
 		js->rows = xrealloc(js->rows, sizeof *js->rows * (size_t)js->cap);
 	}
 	js->l.n = 0;
+	filter_read(&js->nodes, m, js->filter);
 	for (int32_t i = 0; i < m->njobs; i++)
 		if (matches(js, m, &m->jobs[i]))
 			js->rows[js->l.n++] = i;
@@ -193,7 +216,7 @@ static void jobs_draw(void *st, const struct view *v)
 	if (js->l.n)
 		js->sel = m->jobs[js->rows[js->l.cur]].id;
 	else
-		view_text(v, 2, 3, -1, R_DIM, "no job matches");
+		no_match(js, v);
 	for (int i = js->l.top; i < js->l.n && i < js->l.top + rows; i++)
 		draw_row(js, v, 2 + i - js->l.top, i, namew, nodew);
 }

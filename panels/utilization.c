@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include "ui/ui_int.h"
+#include "ui/filter.h"
 #include "fault.h"
 
 enum { M_UTIL, M_TEMP, M_POWER, M_MEM, M_COUNT };
@@ -27,7 +28,7 @@ struct util {
 	int metric, zoom;          /* zoom: 0 auto, 1 GPUs, 2 nodes */
 	int32_t cursor;
 	char filter[128];
-	uint8_t *match;            /* per node: matches the filter */
+	struct node_filter sel;    /* what the filter selects, read every frame */
 	int gpu_view, per_row, band_h, top_band, bands, grid_w, rows_per_node;
 	int single;                /* node view: one SU per row segment (a whole cell per node), no pairs */
 	int16_t *nx, *ny;          /* per node: column, first row (half rows in node view) */
@@ -46,7 +47,7 @@ static void util_free(void *st)
 {
 	struct util *u = st;
 
-	free(u->match);
+	filter_done(&u->sel);
 	free(u->nx);
 	free(u->ny);
 	free(u);
@@ -123,40 +124,6 @@ static uint32_t glyph_of(int state, int lvl)
 
 /* ---- filter ---- */
 
-static int has(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; *hay; hay++)
-		if (!strncasecmp(hay, needle, n))
-			return 1;
-	return 0;
-}
-
-static void compute_match(struct util *u)
-{
-	const struct model *m = &u->c->app->model;
-
-	free(u->match);
-	u->match = NULL;
-	if (!u->filter[0])
-		return;
-	u->match = xcalloc((size_t)m->nnodes + 1, 1);
-	for (int32_t i = 0; i < m->nnodes; i++)
-		u->match[i] = has(m->nodes[i].name, u->filter) || has(m->nodes[i].reason, u->filter);
-	for (int32_t j = 0; j < m->njobs; j++) {
-		const struct job *jb = &m->jobs[j];
-		char id[16];
-
-		if (!jb->id)
-			continue;
-		snprintf(id, sizeof id, "%u", jb->id);
-		if (!strcmp(id, u->filter) || has(jb->user, u->filter) || has(jb->name, u->filter))
-			for (int32_t k = 0; k < jb->nnodes; k++)
-				u->match[jb->node_idx[k]] = 1;
-	}
-}
-
 static void util_filter(void *st, const char *text)
 {
 	struct util *u = st;
@@ -217,7 +184,7 @@ static int gpu_role(struct util *u, const uint8_t *gs, int32_t node, int32_t g, 
 	*lvl = s == GS_OK ? level(m, u->metric, g) : -1;
 	if (s == GS_OK && *lvl < 0)
 		s = GS_NONE;
-	if (u->match && !u->match[node])
+	if (!filter_node(&u->sel, node))
 		return R_GPU_DIMMED;
 	return s == GS_OK ? R_HEAT0 + *lvl : state_role(s);
 }
@@ -292,7 +259,7 @@ static void draw_node_view(struct util *u, const struct view *v, int y0, int row
 		}
 	for (int32_t i = 0; i < m->nnodes; i++) {
 		int y = y0 + u->ny[i] / 2 - u->top_band, lvl, s = node_cell(u, gs, i, &lvl);
-		int role = u->match && !u->match[i] ? R_GPU_DIMMED : s == GS_OK ? R_HEAT0 + lvl : state_role(s);
+		int role = !filter_node(&u->sel, i) ? R_GPU_DIMMED : s == GS_OK ? R_HEAT0 + lvl : state_role(s);
 		int32_t other = u->ny[i] % 2 ? i - n : i + n;
 		int orole = 0, olvl = 0, os = GS_OK;
 
@@ -306,7 +273,7 @@ static void draw_node_view(struct util *u, const struct view *v, int y0, int row
 		}
 		if (other >= 0 && other < m->nnodes && u->ny[other] / 2 == u->ny[i] / 2) {
 			os = node_cell(u, gs, other, &olvl);
-			orole = u->match && !u->match[other] ? R_GPU_DIMMED : os == GS_OK ? R_HEAT0 + olvl : state_role(os);
+			orole = !filter_node(&u->sel, other) ? R_GPU_DIMMED : os == GS_OK ? R_HEAT0 + olvl : state_role(os);
 			if (other == u->cursor)
 				orole = R_CURSOR;
 		}
@@ -508,22 +475,23 @@ static void util_draw(void *st, const struct view *v)
 	const struct model *m = &u->c->app->model;
 	struct counts k;
 	int side = v->w >= 110 ? 26 : 0, gy = 1, rows, y;
-	char detail[320];
+	char detail[560], said[200];
 
 	if (!m->nnodes) {
 		view_text(v, 0, 0, -1, R_DIM, "no nodes yet");
 		return;
 	}
 	u->cursor = MAX(0, MIN(u->cursor, m->nnodes - 1));
-	compute_match(u);
+	filter_read(&u->sel, m, u->filter);
+	filter_say(&u->sel, said, sizeof said);
 	count(u, &k);
 	/* the grid gets what the title, the legend line and 6 info rows leave */
 	layout(u, m, side ? v->w - side - 2 : v->w, v->h - gy - (side ? 0 : 1) - 7);
 	rows = MAX(1, MIN(u->bands * u->band_h, v->h - gy - (side ? 0 : 1) - 7));
-	snprintf(detail, sizeof detail, "colour: %s (m)   %s (z)%s%s", metric_names[u->metric],
+	snprintf(detail, sizeof detail, "colour: %s (m)   %s (z)%s%s%s%s", metric_names[u->metric],
 		 u->gpu_view ? "a cell = 2 GPUs, a column = a node" : u->single ? "a cell = a node, a row segment = an SU"
 		 : "a cell = a node, 2 SUs per row",
-		 u->filter[0] ? "   filter: " : "", u->filter);
+		 u->filter[0] ? "   filter: " : "", u->filter, said[0] ? " - " : "", said);
 	draw_title(v, "Utilization", detail);
 	follow_cursor(u, rows);
 	if (u->gpu_view)

@@ -149,6 +149,12 @@ static inline int32_t model_gpu(const struct model *m, int32_t node, int32_t gpu
 /* Counts used by the snapshot and the header. */
 int32_t model_running_jobs(const struct model *m);
 int32_t model_open_faults(const struct model *m);
+/* Nodesets over the model (model_groups.c). */
+struct nodeset;
+char *model_state_name(const struct node *n);                 /* "mixed+drain", malloc'd */
+int model_state_match(const struct node *n, const char *state);   /* 1, 0; -1 unknown state name */
+/* A nodeset_group_fn over the model (ctx: the struct model *): @all @su:N ... */
+int model_group(void *ctx, const char *group, struct nodeset *out, char **err);
 /* Does this node count as "drained or draining"? */
 static inline int node_is_drained(const struct node *n) { return (n->flags & NODE_F_DRAIN) != 0; }
 

@@ -173,7 +173,7 @@ static int node_filter_init(struct tcl_call *c, struct node_filter *nf)
 	if (st && Tcl_ListObjGetElements(c->interp, st, &nf->nstates, &nf->states) != TCL_OK)
 		return -1;
 	for (int i = 0; i < nf->nstates; i++)
-		if (tc_state_match(&dummy, Tcl_GetString(nf->states[i])) < 0)
+		if (model_state_match(&dummy, Tcl_GetString(nf->states[i])) < 0)
 			return tc_err(c, "INPUT", "bad state \"%s\": idle alloc mixed down future unknown drain drained "
 				      "draining busy up maint reboot completing fail noresp", Tcl_GetString(nf->states[i])), -1;
 	if (int_list(c, "su", &nf->sus, &nf->nsus) < 0 || int_list(c, "rack", &nf->racks, &nf->nracks) < 0)
@@ -205,7 +205,7 @@ static int node_passes(const struct node_filter *nf, const struct node *n, int32
 	int st = !nf->nstates;
 
 	for (int k = 0; k < nf->nstates && !st; k++)
-		st = tc_state_match(n, Tcl_GetString(nf->states[k])) == 1;
+		st = model_state_match(n, Tcl_GetString(nf->states[k])) == 1;
 	return st && (!nf->nsus || in_list(nf->sus, nf->nsus, n->su)) &&
 	       (!nf->nracks || in_list(nf->racks, nf->nracks, n->rack)) && (!nf->faulty || nf->faulty[i]) &&
 	       (!nf->within || nodeset_contains(nf->within, n->name));
@@ -276,7 +276,7 @@ int tc_node_info(struct tcl_call *c)
 		return TCL_ERROR;
 	}
 	n = &m->nodes[i];
-	state = tc_node_state(n);
+	state = model_state_name(n);
 	tc_dstr(d, "name", n->name);
 	tc_dstr(d, "state", state);
 	tc_dstr(d, "base", node_base_name(n->base));

@@ -169,7 +169,7 @@ static int match_node(const struct hook *h, const struct node *n)
 	if (!h->nwords)
 		return 1;
 	for (int i = 0; i < h->nwords; i++)
-		if (tc_state_match(n, h->words[i]) == 1)
+		if (model_state_match(n, h->words[i]) == 1)
 			return 1;
 	return 0;
 }
@@ -376,8 +376,8 @@ static void node_changed(struct tcl_state *ts, const struct event *ev)
 	hs->reason[i] = reason;
 	if (prev.base < 0 || !ts->app->tick || !any_hooks(hs, HK_NODE))
 		return;
-	now = tc_node_state(n);
-	was = tc_node_state(&prev);
+	now = model_state_name(n);
+	was = model_state_name(&prev);
 	d = base_dict("change", ev->time);
 	tc_dstr(d, "node", n->name);
 	tc_dstr(d, "state", now);

@@ -49,7 +49,7 @@ static int valid_word(const struct hook *h, const char *w)
 
 	switch (h->kind) {
 	case HK_NODE:
-		return tc_state_match(&dummy, w) >= 0;
+		return model_state_match(&dummy, w) >= 0;
 	case HK_JOB:
 		return job_state_from_name(w) >= 0 || !strcasecmp(w, "new") || !strcasecmp(w, "change") ||
 		       !strcasecmp(w, "end");

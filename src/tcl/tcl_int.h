@@ -159,9 +159,6 @@ int tc_node_indexes(struct tcl_call *c, Tcl_Obj *text, int32_t **idx, int32_t *n
 int tc_node(struct tcl_call *c, Tcl_Obj *name, int32_t *node);
 int tc_gpu(struct tcl_call *c, Tcl_Obj *node, Tcl_Obj *idx, int32_t *n, int32_t *g);
 int tc_job_id(struct tcl_call *c, Tcl_Obj *o, uint32_t *id);
-char *tc_node_state(const struct node *n);               /* "mixed+drain", malloc'd */
-int tc_state_match(const struct node *n, const char *state); /* -1 unknown state name */
-int tc_group(void *ctx, const char *group, struct nodeset *out, char **err);
 void tc_json(Tcl_Obj *v, struct sbuf *out);
 int64_t tc_now_us(const struct myriad *app);
 Tcl_Obj *tc_fault_dict(const struct model *m, const struct fault *f);

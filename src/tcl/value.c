@@ -1,6 +1,6 @@
 /*
  * value.c - reading and building the values commands trade in: dicts,
- * durations and times, nodesets with topology groups, nodes, GPUs and job
+ * durations and times, nodesets (groups: model_groups.c), nodes, GPUs and job
  * ids, node state names, and Tcl values as JSON for --json.
  *
  * Names and numbers that people type count SUs and racks from 1 (as the
@@ -89,102 +89,14 @@ int tc_when(struct myriad *app, const char *s, int64_t *us)
 	return -1;
 }
 
-/* ---- nodesets and groups ---- */
-
-static int add_if(struct myriad *app, struct nodeset *out, int (*pred)(const struct model *, int32_t, const void *),
-		  const void *arg)
-{
-	const struct model *m = &app->model;
-	int n = 0;
-
-	for (int32_t i = 0; i < m->nnodes; i++)
-		if (m->nodes[i].name[0] && pred(m, i, arg)) {
-			nodeset_add(out, m->nodes[i].name);
-			n++;
-		}
-	return n;
-}
-
-static int in_su(const struct model *m, int32_t i, const void *arg)
-{
-	return m->nodes[i].su == *(const int32_t *)arg;
-}
-
-static int in_rack(const struct model *m, int32_t i, const void *arg)
-{
-	return m->nodes[i].rack == *(const int32_t *)arg;
-}
-
-static int any_node(const struct model *m, int32_t i, const void *arg)
-{
-	(void)m;
-	(void)i;
-	(void)arg;
-	return 1;
-}
-
-static int in_state(const struct model *m, int32_t i, const void *arg)
-{
-	return tc_state_match(&m->nodes[i], arg) == 1;
-}
-
-static int add_job_nodes(struct myriad *app, struct nodeset *out, uint32_t id)
-{
-	const struct job *j = model_job(&app->model, id);
-
-	if (!j)
-		return -1;
-	for (int32_t k = 0; k < j->nnodes; k++)
-		nodeset_add(out, app->model.nodes[j->node_idx[k]].name);
-	return 0;
-}
-
-int tc_group(void *ctx, const char *group, struct nodeset *out, char **err)
-{
-	struct myriad *app = ctx;
-	int32_t a, b;
-	char extra;
-
-	if (!strcmp(group, "all")) {
-		add_if(app, out, any_node, NULL);
-		return 0;
-	}
-	if (sscanf(group, "su:%d%c", &a, &extra) == 1 && a >= 1) {
-		a--;
-		add_if(app, out, in_su, &a);
-		return 0;
-	}
-	if (sscanf(group, "rack:%d%c", &a, &extra) == 1 && a >= 1) {
-		a--;
-		add_if(app, out, in_rack, &a);
-		return 0;
-	}
-	if (sscanf(group, "leaf:%d.%d%c", &a, &b, &extra) == 2 && a >= 1 && b >= 0 && b < app->model.topo.rails) {
-		a--;   /* every node of the SU has one port on that rail's leaf */
-		add_if(app, out, in_su, &a);
-		return 0;
-	}
-	if (sscanf(group, "job:%d%c", &a, &extra) == 1 && a > 0) {
-		if (add_job_nodes(app, out, (uint32_t)a) < 0) {
-			*err = xasprintf("no job %d", a);
-			return -1;
-		}
-		return 0;
-	}
-	if (!strncmp(group, "state:", 6) && tc_state_match(&(struct node){0}, group + 6) >= 0) {
-		add_if(app, out, in_state, group + 6);
-		return 0;
-	}
-	*err = xasprintf("unknown group @%s (groups: @all @su:N @rack:N @leaf:SU.RAIL @job:ID @state:S)", group);
-	return -1;
-}
+/* ---- nodesets ---- */
 
 struct nodeset *tc_nodeset(struct tcl_call *c, Tcl_Obj *text)
 {
 	struct nodeset *ns = nodeset_new();
 	char *err = NULL;
 
-	if (nodeset_parse(ns, Tcl_GetString(text), tc_group, c->app, &err) < 0) {
+	if (nodeset_parse(ns, Tcl_GetString(text), model_group, &c->app->model, &err) < 0) {
 		tc_err(c, "INPUT", "bad nodeset \"%s\": %s", Tcl_GetString(text), err ? err : "?");
 		free(err);
 		nodeset_free(ns);
@@ -291,49 +203,6 @@ int tc_job_id(struct tcl_call *c, Tcl_Obj *o, uint32_t *id)
 }
 
 /* ---- node states ---- */
-
-static const struct { uint32_t flag; const char *name; } node_flags[] = {
-	{NODE_F_DRAIN, "drain"}, {NODE_F_NOT_RESPONDING, "not_responding"}, {NODE_F_MAINT, "maint"},
-	{NODE_F_REBOOT, "reboot"}, {NODE_F_COMPLETING, "completing"}, {NODE_F_FAIL, "fail"},
-};
-
-char *tc_node_state(const struct node *n)
-{
-	struct sbuf b = {0};
-
-	sbuf_adds(&b, node_base_name(n->base));
-	for (unsigned i = 0; i < ARRAY_LEN(node_flags); i++)
-		if (n->flags & node_flags[i].flag)
-			sbuf_printf(&b, "+%s", node_flags[i].name);
-	return b.s;
-}
-
-static int busy(const struct node *n)
-{
-	return n->base == NODE_ALLOC || n->base == NODE_MIXED;
-}
-
-int tc_state_match(const struct node *n, const char *s)
-{
-	int b = node_base_from_name(s);
-
-	if (b >= 0)
-		return n->base == b;
-	if (!strcasecmp(s, "drained"))
-		return (n->flags & NODE_F_DRAIN) && !busy(n);
-	if (!strcasecmp(s, "draining"))
-		return (n->flags & NODE_F_DRAIN) && busy(n);
-	if (!strcasecmp(s, "busy"))
-		return busy(n);
-	if (!strcasecmp(s, "up"))
-		return (n->base == NODE_IDLE || busy(n)) && !(n->flags & (NODE_F_DRAIN | NODE_F_NOT_RESPONDING | NODE_F_FAIL));
-	if (!strcasecmp(s, "noresp"))
-		return (n->flags & NODE_F_NOT_RESPONDING) != 0;
-	for (unsigned i = 0; i < ARRAY_LEN(node_flags); i++)
-		if (!strcasecmp(s, node_flags[i].name))
-			return (n->flags & node_flags[i].flag) != 0;
-	return -1;
-}
 
 /* ---- JSON ---- */
 

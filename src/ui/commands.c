@@ -179,7 +179,7 @@ static const struct ui_cmd actions[] = {
 	{"panel-next", "next panel", a_panel_next, -1},
 	{"panel-prev", "previous panel", a_panel_prev, -1},
 	{"help", "this help, built from the key tables", a_help, -1},
-	{"filter", "filter the panel (nodes, jobs, users, text)", a_filter, -1},
+	{"filter", "filter the panel: a nodeset (gpu[1-8], @su:3, @job:ID) or text", a_filter, -1},
 	{"command-prompt", "Tcl command line", a_command, -1},
 	{"quit", "quit", a_quit, -1},
 	{"redraw", "redraw the screen", a_redraw, -1},
