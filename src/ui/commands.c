@@ -193,7 +193,7 @@ static const struct ui_cmd actions[] = {
 	{"top", "first", NULL, PC_TOP},
 	{"bottom", "last", NULL, PC_BOTTOM},
 	{"select", "open the selection (node detail, drill down)", NULL, PC_SELECT},
-	{"back", "back out, clear the filter", NULL, PC_BACK},
+	{"back", "back: clear the filter, leave the drill-down, or return to where Enter came from", NULL, PC_BACK},
 	{"drain", "drain the selected node (asks first)", a_action_key, -1},
 	{"reroute", "requeue the selected job away from faulted nodes (asks first)", a_action_key, -1},
 	{"checkpoint", "ask the selected job to checkpoint (asks first)", a_action_key, -1},
@@ -272,6 +272,8 @@ int ui_cmd_run(struct console *c, const char *cmd)
 			c->ops[c->cur]->filter(c->st[c->cur], "");
 		return 1;
 	}
+	if (a->pa == PC_BACK && !console_go_back(c))
+		console_set_message(c, R_DIM, "nothing to go back to");
 	if (a->pa != PC_BACK)
 		console_set_message(c, R_DIM, "%s does nothing in the %s panel", a->name, c->ops[c->cur]->name);
 	return 1;

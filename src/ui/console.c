@@ -289,13 +289,42 @@ void console_quit(struct console *c)
 		loop_stop(c->app->loop, 0);
 }
 
+/* Opening a panel from another (Enter on a node, a job) remembers where it
+ * came from; back returns there, with that panel's cursor and filter as they
+ * were (panels keep their own state). Switching panels by key does not: back
+ * then forgets what lies behind a panel that is no longer the current one. */
+void console_open_panel(struct console *c, int panel)
+{
+	if (panel < 0 || panel == c->cur)
+		return;
+	if (c->nback == (int)ARRAY_LEN(c->back)) {
+		memmove(c->back, c->back + 1, sizeof c->back - sizeof c->back[0]);
+		c->nback--;
+	}
+	c->back[c->nback].from = c->cur;
+	c->back[c->nback].to = panel;
+	c->nback++;
+	c->cur = panel;
+	c->dirty = DIRTY_ALL;
+}
+
+int console_go_back(struct console *c)
+{
+	while (c->nback && c->back[c->nback - 1].to != c->cur)
+		c->nback--;   /* the operator went elsewhere by key since */
+	if (!c->nback)
+		return 0;
+	c->cur = c->back[--c->nback].from;
+	c->dirty = DIRTY_ALL;
+	return 1;
+}
+
 void console_show_node(struct console *c, int32_t node)
 {
 	if (node < 0 || node >= c->app->model.nnodes)
 		return;
 	c->node_sel = node;
-	c->cur = console_panel_index("node");
-	c->dirty = DIRTY_ALL;
+	console_open_panel(c, console_panel_index("node"));
 }
 
 /* ---- keys ---- */

@@ -105,6 +105,8 @@ struct console {
 	int64_t msg_until;     /* mono_us() */
 	int tcl_ok;
 	int32_t node_sel;      /* the node the node panel shows */
+	struct { int from, to; } back[16];   /* where Enter came from, for back */
+	int nback;
 	int cursor_x, cursor_y;   /* terminal cursor (command line), -1 = hidden */
 	void *test_stream;     /* MYRIAD_TEST_SQUEUE (tests only): struct stream */
 	int own_tcl;
@@ -127,6 +129,8 @@ struct console {
 
 /* ---- console.c ---- */
 void console_set_message(struct console *c, int role, const char *fmt, ...) PRINTF_LIKE(3, 4);
+void console_open_panel(struct console *c, int panel);   /* as Enter does: back returns */
+int console_go_back(struct console *c);                  /* 1 if it went back */
 void console_show_node(struct console *c, int32_t node);   /* node panel */
 void console_quit(struct console *c);   /* leaves the loop after this iteration */
 int console_panel_index(const char *name);
