@@ -235,19 +235,10 @@ static int jobs_key(void *st, enum panel_cmd a)
 	case PC_SORT_NEXT: js->sort = (js->sort + 1) % J_COUNT; return 1;
 	case PC_SORT_REVERSE: js->reverse = !js->reverse; return 1;
 	case PC_FAULTED_ONLY: js->faulted_only = !js->faulted_only; return 1;
-	case PC_SELECT: {
-		const struct job *jb = js->sel ? model_job(m, js->sel) : NULL;
-		int32_t pick = -1;
-
-		for (int32_t k = 0; jb && k < jb->nnodes && pick < 0; k++)
-			if (m->nodes[jb->node_idx[k]].open_faults)
-				pick = jb->node_idx[k];
-		if (pick < 0 && jb && jb->nnodes)
-			pick = jb->node_idx[0];
-		if (pick >= 0)
-			console_show_node(js->c, pick);
+	case PC_SELECT:
+		if (js->sel)
+			console_show_job(js->c, js->sel);
 		return 1;
-	}
 	default: return 0;
 	}
 }

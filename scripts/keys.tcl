@@ -9,13 +9,13 @@
 # where `ui selection node|gpu|job|fault|panel` says what the cursor is on.
 #
 # Tables: global, and one per panel (looked up first): utilization topology
-# power faults jobs node log. Key names: q ? C-x Enter Tab BTab Escape BSpace
+# power faults jobs node log job. Key names: q ? C-x Enter Tab BTab Escape BSpace
 # Space Up Down Left Right PPage NPage Home End IC DC F1..F12.
 
 namespace eval ::myriad::keys {
 	variable global {
 		1 {panel utilization}  2 {panel topology}  3 {panel power}  4 {panel faults}
-		5 {panel jobs}  6 {panel node}  7 {panel log}
+		5 {panel jobs}  6 {panel node}  7 {panel log}  8 {panel job}
 		Tab panel-next  BTab panel-prev
 		? help  / filter  : command-prompt
 		q quit  C-c quit  C-l redraw  T theme-next

@@ -22,7 +22,7 @@
 #include "../tcl/tcl.h"
 
 static const struct panel_ops *const all_panels[NPANELS] = {
-	&panel_utilization, &panel_topology, &panel_power, &panel_faults, &panel_jobs, &panel_node, &panel_log,
+	&panel_utilization, &panel_topology, &panel_power, &panel_faults, &panel_jobs, &panel_node, &panel_log, &panel_job,
 };
 
 int console_panel_index(const char *name)
@@ -325,6 +325,14 @@ void console_show_node(struct console *c, int32_t node)
 		return;
 	c->node_sel = node;
 	console_open_panel(c, console_panel_index("node"));
+}
+
+void console_show_job(struct console *c, uint32_t id)
+{
+	if (!model_job(&c->app->model, id))
+		return;
+	c->job_sel = id;
+	console_open_panel(c, console_panel_index("job"));
 }
 
 /* ---- keys ---- */

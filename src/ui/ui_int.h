@@ -54,9 +54,9 @@ struct panel_ops {
 	void (*click)(void *st, int x, int y);          /* view-relative; may be NULL */
 };
 
-#define NPANELS 7
+#define NPANELS 8
 extern const struct panel_ops panel_utilization, panel_topology, panel_power, panel_faults,
-	panel_jobs, panel_node, panel_log;
+	panel_jobs, panel_node, panel_log, panel_job;
 
 /* The log ring: events, command output and the audit trail. */
 struct log_line {
@@ -105,6 +105,7 @@ struct console {
 	int64_t msg_until;     /* mono_us() */
 	int tcl_ok;
 	int32_t node_sel;      /* the node the node panel shows */
+	uint32_t job_sel;      /* the job the job panel shows */
 	struct { int from, to; } back[16];   /* where Enter came from, for back */
 	int nback;
 	int cursor_x, cursor_y;   /* terminal cursor (command line), -1 = hidden */
@@ -132,6 +133,7 @@ void console_set_message(struct console *c, int role, const char *fmt, ...) PRIN
 void console_open_panel(struct console *c, int panel);   /* as Enter does: back returns */
 int console_go_back(struct console *c);                  /* 1 if it went back */
 void console_show_node(struct console *c, int32_t node);   /* node panel */
+void console_show_job(struct console *c, uint32_t id);      /* job panel */
 void console_quit(struct console *c);   /* leaves the loop after this iteration */
 int console_panel_index(const char *name);
 void console_log(struct console *c, int role, const char *kind, const char *fmt, ...) PRINTF_LIKE(4, 5);
