@@ -231,11 +231,11 @@ static const char *const man_rest[] = {
 	"refused the action); 2 could not reach what it needed (a part not available, no backend, a head node "
 	"that cannot be reached or does not answer in time, a file that cannot be read).",
 	".SH EXAMPLES",
-	"myriad --sim gpus=2048,seed=3 -e {nodes -state drain}",
+	"myriad --sim gpus=2048,seed=3 -e 'nodes -state drain'",
 	".br",
 	"myriad --sim gpus=2048,seed=3,accel=600 --ticks 3600 run scripts/auto-drain.tcl",
 	".br",
-	"myriad --sim gpus=256 --json -e {node drain {gpu[0001-0002]} -reason \"hc dcgmi-diag-r2 fail\" -dry-run}",
+	"myriad --sim gpus=256 --json -e 'node drain {gpu[0001-0002]} -reason \"hc dcgmi-diag-r2 fail\" -dry-run'",
 	".SH SEE ALSO",
 	"myriad(1), tclsh(1), coroutine(n), after(n)",
 	NULL,
