@@ -107,7 +107,9 @@ static const char *const man_rest[] = {
 	"it fails. Without the simulator a batch run waits in real time.",
 	".SH BATCH RUNS",
 	"myriad ... -e SCRIPT and myriad ... run RUNBOOK.tcl ARGS run with no terminal; -e runs before the "
-	"runbook when both are given. The runbook gets argv, argc and argv0; ::myriad::batch is 1. Output goes "
+	"runbook when both are given. The runbook gets argv, argc and argv0; ::myriad::batch is 1, and "
+	"::myriad::ticks is T with --ticks T (the end of the run, which advance alone reaches; with replay --run, "
+	"the end of the recording), empty without. Output goes "
 	"to stdout (notify prints lines with the cluster time), errors with errorInfo to stderr. The script's "
 	"result is printed when it is not empty. exit N (or quit N) ends the run with status N. What goes to a "
 	"terminal is printed without escape sequences or control characters (tabs and newlines kept), so that "
