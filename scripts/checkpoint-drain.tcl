@@ -12,6 +12,16 @@
 # (over 70 %): what a synchronous checkpoint write looks like from outside.
 # A site with a better signal (a file, a log line, the job's comment)
 # replaces ckptdrain::state.
+#
+# What cannot be done is said (notify) and the rest is still done: a job that
+# could not be signalled is requeued all the same; a job the guard or the
+# scheduler would not requeue keeps running on the drained node; a node that
+# could not be drained keeps its jobs (none is requeued). The result's
+# failed lists what failed, and run directly the runbook then ends with that
+# error: exit status 1, or 2 when the scheduler could not be reached
+# (myriad(1)). The checkpoint signal does not count towards the blast-radius
+# guard (the job keeps running); the drain and each requeue do, so a job of
+# more nodes than guard -nodes is not requeued without the operator.
 
 namespace eval ::ckptdrain {
 	variable n 0
@@ -41,19 +51,33 @@ proc ::ckptdrain::state {node job was} {
 	}
 }
 
+# The errorCode that decides the run's exit status: one that says the
+# scheduler could not be reached (2) before any other (1).
+proc ::ckptdrain::worst {codes} {
+	foreach c $codes {
+		if {[lindex $c 1] in {UNREACHABLE TIMEOUT NOBACKEND NOTAVAIL}} { return $c }
+	}
+	return [lindex $codes 0]
+}
+
 proc ::ckptdrain::run {node timeout reason sig} {
 	variable results
 	set jobs [job list -node $node -state RUNNING]
 	set state {}
+	set failed {}
+	set codes {}
 	foreach j $jobs {
-		if {[catch {job checkpoint $j -signal $sig} err]} {
-			notify -level warn "checkpoint-drain: job $j: $err"
+		if {[catch {job checkpoint $j -signal $sig} err opts]} {
+			notify -level warn "checkpoint-drain: job $j not signalled: $err"
 			dict set state $j failed
+			lappend failed "job $j not signalled: $err"
+			lappend codes [dict get $opts -errorcode]
 		} else {
 			dict set state $j signalled
 		}
 	}
-	notify "checkpoint-drain: $node: signalled [llength $jobs] job(s): $jobs"
+	set sent [dict keys [dict filter $state value signalled]]
+	notify "checkpoint-drain: $node: signalled [llength $sent] job(s): $sent"
 	set deadline [expr {[now] + $timeout}]
 	while {[now] < $deadline} {
 		set waiting 0
@@ -65,18 +89,28 @@ proc ::ckptdrain::run {node timeout reason sig} {
 		after 5000 [info coroutine]
 		yield
 	}
-	set drain [node drain $node -reason $reason]
 	set requeued {}
-	foreach j $jobs {
-		if {[catch {job requeue $j -exclude $node} err]} {
-			notify -level warn "checkpoint-drain: job $j not requeued: $err"
-		} else {
-			lappend requeued $j
+	if {[catch {node drain $node -reason $reason} drain opts]} {
+		notify -level warn "checkpoint-drain: $node not drained, its jobs not requeued: $drain"
+		lappend failed "$node not drained: $drain"
+		lappend codes [dict get $opts -errorcode]
+		set status failed
+	} else {
+		set status [dict get $drain status]
+		foreach j $jobs {
+			if {[catch {job requeue $j -exclude $node} err opts]} {
+				notify -level warn "checkpoint-drain: job $j not requeued: $err"
+				lappend failed "job $j not requeued: $err"
+				lappend codes [dict get $opts -errorcode]
+			} else {
+				lappend requeued $j
+			}
 		}
 	}
-	set r [dict create node $node jobs $jobs state $state requeued $requeued \
-		drain [dict get $drain status] time [now -iso]]
-	notify "checkpoint-drain: $node drained ([dict get $drain status]); checkpoints: $state; requeued: $requeued"
+	set r [dict create node $node jobs $jobs state $state requeued $requeued drain $status \
+		failed $failed errorcode [worst $codes] time [now -iso]]
+	set drained [expr {$status eq "failed" ? "not drained" : "drained ($status)"}]
+	notify "checkpoint-drain: $node $drained; checkpoints: $state; requeued: $requeued"
 	lappend results $r
 	set ::ckptdrain::finished $r
 	return $r
@@ -99,5 +133,10 @@ if {[info exists ::argv0] && [lindex [split $::argv0 /] end] eq [lindex [split [
 	if {![llength $::argv]} { error "usage: checkpoint-drain.tcl NODE ?-timeout S? ?-reason TEXT? ?-signal SIG?" }
 	::ckptdrain::start {*}$::argv
 	if {![info exists ::ckptdrain::finished]} { vwait ::ckptdrain::finished }
-	set ::ckptdrain::finished
+	set r $::ckptdrain::finished
+	if {[llength [dict get $r failed]]} {   ;# a partial failure is not a success
+		return -code error -errorcode [dict get $r errorcode] \
+			"checkpoint-drain: [dict get $r node]: [join [dict get $r failed] {; }]"
+	}
+	set r
 }

@@ -10,6 +10,10 @@
 # which requeues the jobs running there away from the drained nodes, their
 # GPUs must also fit on idle healthy GPUs elsewhere. If not, the runbook
 # stops unless -force. The drain reason is "maint leaf-s03-r5 TEXT".
+# A job that the guard or the scheduler would not requeue is said (notify)
+# and the others are still requeued; the report's failed lists them, and run
+# directly the runbook then ends with that error: exit status 1, or 2 when
+# the scheduler could not be reached (myriad(1)).
 
 namespace eval ::drainleaf {}
 
@@ -63,18 +67,33 @@ proc ::drainleaf::run {leaf args} {
 	dict set report drain [dict get $drain status]
 	dict set report reason $reason
 	set requeued {}
+	set failed {}
+	set codes {}
 	if {[dict get $o -requeue]} {
 		foreach j $jobs {
-			if {[catch {job requeue $j -exclude $set {*}$opts} err]} {
+			if {[catch {job requeue $j -exclude $set {*}$opts} err eo]} {
 				notify -level warn "drain-leaf: job $j: $err"
+				lappend failed "job $j not requeued: $err"
+				lappend codes [dict get $eo -errorcode]
 			} else {
 				lappend requeued $j
 			}
 		}
 	}
 	dict set report requeued $requeued
+	dict set report failed $failed
+	dict set report errorcode [worst $codes]
 	notify "drain-leaf: $name: [dict get $drain status] [nodeset count $set] nodes, [llength $jobs] jobs ($need GPUs, $free free elsewhere)"
 	return $report
+}
+
+# The errorCode that decides the run's exit status: one that says the
+# scheduler could not be reached (2) before any other (1).
+proc ::drainleaf::worst {codes} {
+	foreach c $codes {
+		if {[lindex $c 1] in {UNREACHABLE TIMEOUT NOBACKEND NOTAVAIL}} { return $c }
+	}
+	return [lindex $codes 0]
 }
 
 # -reason TEXT, -min-up F, and the flags -requeue -force -dry-run, into a dict.
@@ -93,5 +112,10 @@ proc ::drainleaf::flags {words} {
 
 if {[info exists ::argv0] && [lindex [split $::argv0 /] end] eq [lindex [split [info script] /] end]} {
 	if {![llength $::argv]} { error "usage: drain-leaf.tcl LEAF ?-reason TEXT? ?-min-up F? ?-requeue? ?-force? ?-dry-run?" }
-	::drainleaf::run {*}$::argv
+	set r [::drainleaf::run {*}$::argv]
+	if {[llength [dict get $r failed]]} {   ;# a partial failure is not a success
+		return -code error -errorcode [dict get $r errorcode] \
+			"drain-leaf: [dict get $r leaf]: [join [dict get $r failed] {; }]"
+	}
+	set r
 }

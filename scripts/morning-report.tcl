@@ -2,11 +2,14 @@
 #
 #   myriad ... run scripts/morning-report.tcl ?-since 24h?
 #   myriad ... --json run scripts/morning-report.tcl      (the report as JSON)
+#   myriad --sim ... --ticks 3600 run scripts/morning-report.tcl   (after an hour)
 #
 # Cluster and utilization, jobs, drained and down nodes grouped by reason,
 # open faults by kind and severity with the unacknowledged ones, the XIDs of
 # the period by code, and the facility's PUE. Printed as text; returned as a
-# dict (which --json prints).
+# dict (which --json prints). The report is of the end of the run: with
+# --ticks T it waits until tick T (on the simulator, cluster time passes at
+# once), without --ticks it is of now; its first line says the time.
 
 namespace eval ::morning {}
 
@@ -75,6 +78,7 @@ if {[info exists ::argv0] && [lindex [split $::argv0 /] end] eq [lindex [split [
 			default { error "morning-report: unknown option $opt (-since AGE)" }
 		}
 	}
+	if {$::myriad::ticks ne ""} { advance }   ;# to the end of the run
 	set ::morning::result [::morning::report $since]
 	if {!$::myriad::json} {
 		::morning::print $::morning::result

@@ -72,6 +72,15 @@ static int fail(const char *what, char *err, int rc)
 	return rc;
 }
 
+/* A recording that cannot be read is exit status 2 (myriad(1)); one that
+ * is read and is not a log, 1. */
+static int unreadable(const char *what, const char *path)
+{
+	char *err = NULL;
+
+	return store_can_read(path, &err) < 0 ? fail(what, err, 2) : 0;
+}
+
 /* ---- replay ---- */
 
 static void print_snapshot(struct myriad *app, const struct args *a)
@@ -98,16 +107,17 @@ static void print_snapshot(struct myriad *app, const struct args *a)
 /* Runbook regression: what RUNBOOK would have done during the recording,
  * with timestamps. A dry run through the batch runner, which steps the
  * replay one recorded tick at a time until the recording ends. */
-static int run_runbook(struct myriad *app, const struct cli_opts *o, const char *path)
+static int run_runbook(struct myriad *app, const struct cli_opts *o, const struct args *a)
 {
 	struct cli_opts ro = *o;
 	struct replay_info info;
 
 	ro.dry_run = 1;
+	ro.json |= a->json;   /* replay FILE --run RUNBOOK --json */
 	app->dry_run = 1;
 	if (replay_get_info(app, &info) == 0 && ro.ticks < 0)   /* to the end of the recording */
 		ro.ticks = (info.end - app->start) / US_PER_SEC;
-	return tcl_run_batch(app, &ro, path, 0, NULL);
+	return tcl_run_batch(app, &ro, a->run, 0, NULL);
 }
 
 int store_cmd_replay(struct myriad *app, const struct cli_opts *o, int argc, char **argv)
@@ -115,12 +125,15 @@ int store_cmd_replay(struct myriad *app, const struct cli_opts *o, int argc, cha
 	struct args a = {0};
 	char *err = NULL;
 	int64_t t;
+	int rc;
 
 	if (parse_args(argc - 1, argv + 1, &a, "replay") < 0)
 		return 1;
 	a.once |= o->once;
 	a.json |= o->json;
 	a.detail |= o->detail;
+	if ((rc = unreadable("replay", a.file)) != 0)
+		return rc;
 	if (replay_open(app, a.file, &err) < 0)
 		return fail("replay", err, 1);
 	if (a.at) {
@@ -134,8 +147,7 @@ int store_cmd_replay(struct myriad *app, const struct cli_opts *o, int argc, cha
 			return fail("replay", err, 1);
 	}
 	if (a.run) {
-		int rc = run_runbook(app, o, a.run);
-
+		rc = run_runbook(app, o, &a);
 		if (a.once)
 			print_snapshot(app, &a);
 		return rc;
@@ -150,11 +162,13 @@ int store_cmd_replay(struct myriad *app, const struct cli_opts *o, int argc, cha
 
 /* ---- recording from the command line ---- */
 
+/* The live view (the console, or its plain summary) records by default;
+ * headless runs (--once, -e, run, the subcommands) only with --record. */
 void store_record_start(struct myriad *app, const struct cli_opts *o)
 {
 	char *err = NULL;
 
-	if (o->record ? !strcmp(o->record, "none") : o->once || o->nargs > 0)
+	if (o->record ? !strcmp(o->record, "none") : o->once || o->eval || o->nargs > 0)
 		return;
 	if (recorder_open(app, o->record, &err) < 0) {
 		fprintf(stderr, "myriad: --record %s: %s; going on without recording\n", o->record ? o->record : "", err);
@@ -244,6 +258,7 @@ static int export(struct myriad *app, const struct args *a)
 int store_cmd_log(struct myriad *app, const struct cli_opts *o, int argc, char **argv)
 {
 	struct args a = {0};
+	int rc;
 
 	(void)o;
 	if (argc < 2 || (strcmp(argv[1], "cut") && strcmp(argv[1], "export"))) {
@@ -254,5 +269,7 @@ int store_cmd_log(struct myriad *app, const struct cli_opts *o, int argc, char *
 	}
 	if (parse_args(argc - 2, argv + 2, &a, argv[1]) < 0)
 		return 1;
+	if ((rc = unreadable(!strcmp(argv[1], "cut") ? "log cut" : "log export", a.file)) != 0)
+		return rc;
 	return !strcmp(argv[1], "cut") ? cut(app, &a) : export(app, &a);
 }

@@ -2,6 +2,8 @@
  * db.c - the log's schema, its forward migrations, opening a log, and small
  * SQLite helpers. man/myriad-log.5 documents the tables.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -250,16 +252,29 @@ static int check_version(const char *path, sqlite3 **db, int readonly, char **wa
 	return 0;
 }
 
+int store_can_read(const char *path, char **err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e = fd < 0 ? errno : 0;
+	struct stat st;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+		e = EISDIR;
+	if (fd >= 0)
+		close(fd);
+	if (!e)
+		return 0;
+	*err = xasprintf("%s: cannot read it: %s", path, strerror(e));
+	return -1;
+}
+
 int db_open(const char *path, int create, int readonly, sqlite3 **db, char **warn, char **err)
 {
 	*db = NULL;
 	*warn = NULL;
 	if (create)
 		return open_new(path, db, err);
-	if (access(path, R_OK) < 0) {
-		*err = xasprintf("%s: cannot read it", path);
+	if (store_can_read(path, err) < 0)
 		return -1;
-	}
 	if (!readonly && access(path, W_OK) < 0)
 		readonly = 1;
 	if (open_raw(path, readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE, db, err) < 0)

@@ -8,10 +8,12 @@
  * written are committed by its own stop.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "evjson.h"
 #include "keyframe.h"
 #include "recorder.h"
@@ -234,6 +236,26 @@ static int mkdirs(const char *dir)
 	return rc;
 }
 
+/* DIR/NAME-STAMP.db, or NAME-STAMP-2.db, -3 ... when a run in the same
+ * second took it: the file is created empty and exclusively (O_EXCL), so two
+ * runs never share one and an existing file is never written over. */
+static char *claim_name(const char *dir, const char *name, const char *stamp)
+{
+	for (int n = 1;; n++) {
+		char *path = n == 1 ? xasprintf("%s/%s-%s.db", dir, name, stamp)
+				    : xasprintf("%s/%s-%s-%d.db", dir, name, stamp, n);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+		if (fd >= 0) {
+			close(fd);
+			return path;
+		}
+		if (errno != EEXIST || n >= 10000)
+			return path;   /* opening it says why */
+		free(path);
+	}
+}
+
 char *recorder_default_path_for(const char *cluster)
 {
 	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
@@ -247,7 +269,7 @@ char *recorder_default_path_for(const char *cluster)
 			stamp[k++] = *s;
 	stamp[k] = '\0';
 	mkdirs(dir);
-	char *path = xasprintf("%s/%s-%s.db", dir, cluster && *cluster ? cluster : "myriad", stamp);
+	char *path = claim_name(dir, cluster && *cluster ? cluster : "myriad", stamp);
 
 	free(dir);
 	return path;
@@ -277,6 +299,10 @@ static void open_deferred(struct rec *r, const char *cluster)
 
 	r->deferred = 0;
 	if (rec_open_file(r, path, &err) < 0) {
+		struct stat st;
+
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+			unlink(path);   /* the name claimed for it */
 		snprintf(r->status, sizeof r->status, "not recording: %s", err);
 		if (r->app && !r->app->console)
 			fprintf(stderr, "myriad: log: %s; going on without recording\n", err);

@@ -19,7 +19,10 @@ void recorder_close(struct myriad *app);
 const char *recorder_path(const struct myriad *app);            /* NULL if none */
 /* "" when healthy, else why the log is not being written ("disk full") */
 const char *recorder_status(const struct myriad *app);
-/* The default path: $XDG_STATE_HOME/myriad/<cluster>-<UTC time>.db (malloc'd). */
+/* The default path: $XDG_STATE_HOME/myriad/<cluster>-<UTC time>.db, or
+ * <cluster>-<UTC time>-2.db, -3 ... when that name is taken (malloc'd). The
+ * file is created empty and exclusively, so two runs in the same second never
+ * share one. */
 char *recorder_default_path(void);
 /* The same for a given cluster name (recorder_default_path uses "myriad").
  * recorder_open(app, NULL, ...) records to this path, named when the
@@ -38,6 +41,11 @@ struct recorder_stats {
 	int64_t bytes;                /* size of the file, WAL included */
 };
 int recorder_get_stats(const struct myriad *app, struct recorder_stats *out);
+
+/* 0 if path is a file this process can read, else -1 with *err (malloc'd):
+ * "PATH: cannot read it: WHY". The commands answer it with exit status 2
+ * (myriad(1)): what they needed could not be read. */
+int store_can_read(const char *path, char **err);
 
 /* ---- replay ---- */
 struct replay_info {

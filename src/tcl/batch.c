@@ -246,6 +246,8 @@ int tcl_run_batch(struct myriad *app, const struct cli_opts *o, const char *runb
 		tc_sandbox(ts);
 	Tcl_SetVar(ts->interp, "::myriad::batch", "1", TCL_GLOBAL_ONLY);
 	Tcl_SetVar(ts->interp, "::myriad::json", o->json ? "1" : "0", TCL_GLOBAL_ONLY);
+	Tcl_SetVar2Ex(ts->interp, "::myriad::ticks", NULL,   /* the run's end, which advance alone reaches */
+		      o->ticks >= 0 ? Tcl_NewWideIntObj((Tcl_WideInt)o->ticks) : Tcl_NewObj(), TCL_GLOBAL_ONLY);
 	if (o->json)
 		ts->audit_sub = bus_subscribe(&app->bus, BUS_MASK(EV_ACTION), audit, ts);
 	if (runbook && access(runbook, R_OK)) {

@@ -107,6 +107,12 @@ int tc_replay(struct tcl_call *c)
 	if (!strcmp(sub, "info"))
 		return replay_info(c);
 	if (!strcmp(sub, "open")) {
+		if (store_can_read(Tcl_GetString(c->argv[0]), &err) < 0) {   /* exit status 2, as myriad replay */
+			int r = tc_err(c, "NOTAVAIL", "%s: %s", c->cmd->name, err);
+
+			free(err);
+			return r;
+		}
 		rc = replay_open(c->app, Tcl_GetString(c->argv[0]), &err);
 	} else if (!strcmp(sub, "seek")) {
 		rc = replay_seek_cmd(c, &err);

@@ -153,7 +153,7 @@ static void man_lines(struct sbuf *b, const char *const *lines)
 void tc_man(struct sbuf *b)
 {
 	sbuf_printf(b, ".\\\" Generated from the command table (src/tcl/table.c, src/tcl/man_text.h):\n"
-		       ".\\\" regenerate with: build/myriad --sim gpus=256 -e {help -man} > man/myriad-tcl.7\n"
+		       ".\\\" regenerate with: build/myriad --record none --sim gpus=256 -e 'help -man' > man/myriad-tcl.7\n"
 		       ".TH MYRIAD-TCL 7 \"\" \"myriad %s\" \"myriad manual\"\n", MYRIAD_VERSION);
 	man_lines(b, man_intro);
 	for (int s = 0; s < SEC_COUNT; s++) {

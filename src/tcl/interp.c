@@ -519,6 +519,7 @@ static void set_vars(struct tcl_state *ts)
 	Tcl_SetVar(ts->interp, "::myriad::scripts", dir ? dir : "", TCL_GLOBAL_ONLY);
 	Tcl_SetVar(ts->interp, "::myriad::batch", "0", TCL_GLOBAL_ONLY);
 	Tcl_SetVar(ts->interp, "::myriad::json", "0", TCL_GLOBAL_ONLY);
+	Tcl_SetVar(ts->interp, "::myriad::ticks", "", TCL_GLOBAL_ONLY);
 	free(dir);
 }
 

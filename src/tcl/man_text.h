@@ -107,7 +107,9 @@ static const char *const man_rest[] = {
 	"it fails. Without the simulator a batch run waits in real time.",
 	".SH BATCH RUNS",
 	"myriad ... -e SCRIPT and myriad ... run RUNBOOK.tcl ARGS run with no terminal; -e runs before the "
-	"runbook when both are given. The runbook gets argv, argc and argv0; ::myriad::batch is 1. Output goes "
+	"runbook when both are given. The runbook gets argv, argc and argv0; ::myriad::batch is 1, and "
+	"::myriad::ticks is T with --ticks T (the end of the run, which advance alone reaches; with replay --run, "
+	"the end of the recording), empty without. Output goes "
 	"to stdout (notify prints lines with the cluster time), errors with errorInfo to stderr. The script's "
 	"result is printed when it is not empty. exit N (or quit N) ends the run with status N. What goes to a "
 	"terminal is printed without escape sequences or control characters (tabs and newlines kept), so that "
@@ -119,7 +121,12 @@ static const char *const man_rest[] = {
 	"action decided or done), tick and time. --dry-run makes every acting command of the run a dry run.",
 	".PP",
 	"Runbooks shipped in scripts/: auto-drain.tcl, checkpoint-drain.tcl, drain-leaf.tcl, pue-watch.tcl, "
-	"morning-report.tcl, and keys.tcl (the default key bindings).",
+	"morning-report.tcl, and keys.tcl (the default key bindings). A partial failure is not a success: "
+	"checkpoint-drain and drain-leaf do what they can (a node is drained even when one of its jobs cannot be "
+	"requeued), say what could not be done, and then end with an error naming all of it (exit status 1, or "
+	"2 when the scheduler could not be reached); the result dict of their procs lists it in failed. auto-drain acts from a hook while the run lasts: a drain or reroute refused there is a line of "
+	"its output (notify -level error), not the exit status. morning-report reports the end of the run "
+	"(tick T with --ticks T).",
 	".SH CONFIGURATION",
 	"-c FILE, or else $XDG_CONFIG_HOME/myriad/myriad.tcl (~/.config/myriad/myriad.tcl) when it exists and "
 	"--sim is not given, is a Tcl script using the same commands, plus sim, host, service, probe, plugin "
@@ -151,7 +158,8 @@ static const char *const man_rest[] = {
 	"time) would exceed guard -nodes (64) or guard -gpus (512), the action is held: the engine itself never "
 	"asks; whoever submitted it decides. The console asks the operator and acts on yes; a batch run declines "
 	"it (it needs -force -reason TEXT). A checkpoint signal (USR1, USR2, CONT: the job keeps running) does "
-	"not count towards the blast radius; any other signal and every requeue count the job's nodes and GPUs "
+	"not count towards the blast radius, so checkpoint-drain's checkpoint does not weigh on its requeue; "
+	"any other signal and every requeue count the job's nodes and GPUs "
 	"(all the GPUs of its nodes when Slurm does not say how many it holds).",
 	".IP 5.",
 	"backend: actions reach the scheduler only through the backend (the simulator's, or Slurm's); with none "
@@ -231,11 +239,11 @@ static const char *const man_rest[] = {
 	"refused the action); 2 could not reach what it needed (a part not available, no backend, a head node "
 	"that cannot be reached or does not answer in time, a file that cannot be read).",
 	".SH EXAMPLES",
-	"myriad --sim gpus=2048,seed=3 -e {nodes -state drain}",
+	"myriad --sim gpus=2048,seed=3 -e 'nodes -state drain'",
 	".br",
 	"myriad --sim gpus=2048,seed=3,accel=600 --ticks 3600 run scripts/auto-drain.tcl",
 	".br",
-	"myriad --sim gpus=256 --json -e {node drain {gpu[0001-0002]} -reason \"hc dcgmi-diag-r2 fail\" -dry-run}",
+	"myriad --sim gpus=256 --json -e 'node drain {gpu[0001-0002]} -reason \"hc dcgmi-diag-r2 fail\" -dry-run'",
 	".SH SEE ALSO",
 	"myriad(1), tclsh(1), coroutine(n), after(n)",
 	NULL,
