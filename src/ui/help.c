@@ -313,8 +313,10 @@ static void draw_cell(const struct help_layout *L, const struct view *v, const s
  * each part drawn whole or not at all. */
 static void draw_top(const struct view *v, int pages)
 {
-	const char *const parts[] = {"Escape or ? closes", pages > 1 ? "PgDn/PgUp (j/k, Space): the next/previous page" : "",
-				     "`ui bind KEY SCRIPT` on the : line changes a key", "Tcl `help` lists the commands"};
+	const char *const parts[] = {
+		"Escape or ? closes", pages > 1 ? "PgDn/PgUp (j/k, Space): the next/previous page" : "",
+		"`ui bind KEY SCRIPT` on the : line changes a key", "Tcl `help` lists the commands",
+	};
 	int x = view_text(v, 0, 0, -1, R_TITLE, "Keys") + 2;
 
 	for (unsigned i = 0; i < ARRAY_LEN(parts); i++) {
