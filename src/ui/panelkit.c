@@ -151,10 +151,10 @@ static int scaled_ok(const char *buf, int last)
 static int fit_mark(double v, const char *unit, int cols, char *buf, size_t size)
 {
 	static const char pre[] = "kMGTPE";
-	int uw = text_width(unit), r = cols - 1 - (v < 0) - uw, p = 0, n = 0;
+	int uw = text_width(unit), r = MIN(cols - 1 - (v < 0) - uw, 20), p = 0, n = 0;
 	char digits[32];
 
-	if (cols <= 0 || r > 20)
+	if (cols <= 0)
 		return snprintf(buf, size, "%s", "");
 	if (r <= 0)   /* not even a digit: the mark alone, without the unit */
 		return snprintf(buf, size, "%s", v < 0 ? "<" : ">");
