@@ -194,10 +194,18 @@ static void draw_row(struct faults *fl, const struct view *v, int y, int i, int 
 	fmt_clock(f->time, t, sizeof t);
 	x += view_field(v, x, y, 8, 0, role, t) + 1;
 	x += view_field(v, x, y, 8, 0, role, where(m, f, buf, sizeof buf)) + 1;
-	snprintf(buf, sizeof buf, f->gpu < 0 ? "" : f->kind == FK_IB ? "r%d" : "%d", f->gpu);
+	buf[0] = '\0';
+	if (f->gpu >= 0) {   /* a GPU's index, or a rail "r7" */
+		int ib = f->kind == FK_IB;
+
+		snprintf(buf, sizeof buf, "r");
+		fmt_fit(f->gpu, 0, "", 3 - ib, buf + ib, sizeof buf - 1);
+	}
 	x += view_field(v, x, y, 3, 1, role, buf) + 1;
 	x += view_field(v, x, y, 7, 0, role, fault_kind_name(f->kind)) + 1;
-	snprintf(buf, sizeof buf, fault_xid(f) >= 0 ? "%d" : "", f->code);
+	buf[0] = '\0';
+	if (fault_xid(f) >= 0)
+		fmt_fit(f->code, 0, "", 4, buf, sizeof buf);
 	x += view_field(v, x, y, 4, 1, role, buf) + 1;
 	x += view_field(v, x, y, flex, 0, role, meaning(f)) + 1;
 	x += view_field(v, x, y, 8, 0, dim ? R_ACKED : severity_role(f->severity), severity_name(f->severity)) + 1;
@@ -210,7 +218,11 @@ static void draw_row(struct faults *fl, const struct view *v, int y, int i, int 
 			snprintf(buf, sizeof buf, "%s", f->close_time ? "closed" : "");
 		}
 		x += view_field(v, x, y, 16, 0, R_ACKED, buf) + 1;
-		snprintf(buf, sizeof buf, f->count > 1 ? "x%u" : "", f->count);
+		buf[0] = '\0';
+		if (f->count > 1) {   /* "x12" .. "x9.9k" */
+			buf[0] = 'x';
+			fmt_fit(f->count, 0, "", 4, buf + 1, sizeof buf - 1);
+		}
 		view_field(v, x, y, 5, 1, role, buf);
 	}
 	if (i == fl->l.cur)

@@ -149,18 +149,18 @@ static void draw_row(struct jobs *js, const struct view *v, int y, int i, int na
 
 	view_field(v, x, y, 1, 0, mark == '!' ? R_ERR : R_INFO, (char[]){mark, 0});
 	x += 2;
-	snprintf(buf, sizeof buf, "%u", jb->id);
-	x += view_field(v, x, y, 8, 1, role, buf) + 2;
+	fmt_fit_u64(jb->id, "", 10, buf, sizeof buf);   /* 2^32 is 10 digits: never shortened */
+	x += view_field(v, x, y, 10, 1, role, buf) + 2;
 	x += view_field(v, x, y, 12, 0, role, jb->user) + 1;
 	x += view_field(v, x, y, namew, 0, role, jb->name) + 1;
-	snprintf(buf, sizeof buf, "%d", jb->nnodes);
+	fmt_fit(jb->nnodes, 0, "", 5, buf, sizeof buf);
 	x += view_field(v, x, y, 5, 1, role, buf) + 1;
 	if (nodew)   /* narrow screens leave the node list to the node panel */
 		x += view_field(v, x, y, nodew, 0, role, jb->nodes && jb->nodes[0] ? jb->nodes : "(pending)") + 1;
 	if (jb->gpus < 0)   /* Slurm did not say */
 		snprintf(buf, sizeof buf, "?");
 	else
-		snprintf(buf, sizeof buf, "%d", jb->gpus);
+		fmt_fit(jb->gpus, 0, "", 6, buf, sizeof buf);
 	x += view_field(v, x, y, 6, 1, role, buf) + 1;
 	x += view_field(v, x, y, 10, 0, jb->state == JOB_RUNNING ? R_GOOD : R_DIM, job_state_name(jb->state)) + 1;
 	if (jb->start_time && jb->state == JOB_RUNNING)
@@ -176,7 +176,7 @@ static void jobs_draw(void *st, const struct view *v)
 {
 	struct jobs *js = st;
 	const struct model *m = &js->c->app->model;
-	int fixed = 2 + 10 + 13 + 6 + 7 + 11 + 9 + 2, flex = MAX(16, v->w - fixed);
+	int fixed = 2 + 12 + 13 + 6 + 7 + 11 + 9 + 2, flex = MAX(16, v->w - fixed);
 	int namew = v->w < 110 ? flex - 1 : MIN(40, flex * 2 / 5), nodew = v->w < 110 ? 0 : flex - namew - 1;
 	int rows = MAX(1, v->h - 2);
 	int running = 0, pending = 0, faulted = 0, unknown = 0;
@@ -204,7 +204,7 @@ static void jobs_draw(void *st, const struct view *v)
 	draw_title(v, "Jobs", title);
 	{
 		static const char *const heads[] = {"job", "user", "name", "nodes", "nodelist", "gpus", "state", "runtime"};
-		const int w[] = {8, 12, namew, 5, nodew, 6, 10, 9}, right[] = {1, 0, 0, 1, 0, 1, 0, 1};
+		const int w[] = {10, 12, namew, 5, nodew, 6, 10, 9}, right[] = {1, 0, 0, 1, 0, 1, 0, 1};
 		int x = 2;
 
 		view_fill(v, 0, 1, v->w, ' ', R_COLHEAD);

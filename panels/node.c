@@ -27,14 +27,28 @@ static void node_free(void *st)
 	free(st);
 }
 
-static void metric(char *buf, size_t size, int32_t v, int div, const char *unit)
+/* A metric fitted into its column of w (fmt_fit: shortened, never cut). */
+static void metric(char *buf, size_t size, int w, int32_t v, int div, const char *unit)
 {
 	if (v == MET_UNKNOWN)
 		snprintf(buf, size, "-");
-	else if (div > 1)
-		snprintf(buf, size, "%.*f%s", div == 100 ? 0 : 1, v / (double)div, unit);
 	else
-		snprintf(buf, size, "%d%s", v, unit);
+		fmt_fit(v / (double)MAX(div, 1), div > 1 && div != 100, unit, w, buf, size);
+}
+
+/* "value +delta" in w columns: both exact when they fit, else the value
+ * shortened first, then the increase (fmt_fit). */
+static void counter_text(uint64_t val, uint64_t d, int w, char *b, size_t size)
+{
+	char dv[32];
+	int dw = d ? 2 + fmt_fit_u64(d, "", 20, dv, sizeof dv) : 0;
+	int vw = fmt_fit_u64(val, "", w - dw >= 4 ? w - dw : MAX(1, (w - 2) / 2), b, size);
+
+	if (!d)
+		return;
+	if (vw + dw > w)   /* the increase gets what the value leaves */
+		fmt_fit_u64(d, "", MAX(1, w - vw - 2), dv, sizeof dv);
+	snprintf(b + strlen(b), size - strlen(b), " +%s", dv);
 }
 
 static void throttle_text(int32_t t, char *buf, size_t size)
@@ -122,39 +136,41 @@ static int gpus(struct nodep *p, const struct view *v, int y, int32_t ni)
 	const struct model *m = &p->c->app->model;
 	static const char *const heads[] = {"gpu", "util", "mem used", "total", "temp", "power", "limit", "sm MHz",
 					    "ecc", "throttle", "xid", "job", "uuid", "pci"};
-	static const int w[] = {3, 5, 9, 7, 5, 7, 7, 7, 4, 18, 4, 9, 14, 17};
+	static const int w[] = {3, 5, 9, 7, 5, 7, 7, 7, 4, 18, 4, 10, 14, 17};
 	char b[64];
 	int x = 0;
 
 	view_fill(v, 0, y, v->w, ' ', R_COLHEAD);
-	for (unsigned i = 0; i < ARRAY_LEN(heads); i++)
+	for (unsigned i = 0; i < ARRAY_LEN(heads) && x + w[i] <= v->w; i++)
 		x += view_field(v, x, y, w[i], i < 9 || i == 10, R_COLHEAD, heads[i]) + 1;
 	y++;
 	for (int32_t g = 0; g < m->gpus_per_node; g++, y++) {
 		int32_t k = model_gpu(m, ni, g), j = m->gpu_job[k], t = m->met[MET_TEMP][k];
-		const char *cols[ARRAY_LEN(heads)];
 		char vals[ARRAY_LEN(heads)][48];
 		const uint8_t *gs = gpu_states(p->c);
 
-		snprintf(vals[0], 48, "%d", g);
-		metric(vals[1], 48, m->met[MET_UTIL][k], 1, "%");
-		metric(vals[2], 48, m->met[MET_MEM_USED][k], 1, "");
-		metric(vals[3], 48, m->met[MET_MEM_TOTAL][k], 1, "");
-		metric(vals[4], 48, t, 1, "C");
-		metric(vals[5], 48, m->met[MET_POWER][k], 100, "W");
-		metric(vals[6], 48, m->met[MET_POWER_LIMIT][k], 100, "W");
-		metric(vals[7], 48, m->met[MET_SM_CLOCK][k], 1, "");
-		metric(vals[8], 48, m->met[MET_ECC_UNCORR][k], 1, "");
+		fmt_fit(g, 0, "", w[0], vals[0], 48);
+		metric(vals[1], 48, w[1], m->met[MET_UTIL][k], 1, "%");
+		metric(vals[2], 48, w[2], m->met[MET_MEM_USED][k], 1, "");
+		metric(vals[3], 48, w[3], m->met[MET_MEM_TOTAL][k], 1, "");
+		metric(vals[4], 48, w[4], t, 1, "C");
+		metric(vals[5], 48, w[5], m->met[MET_POWER][k], 100, "W");
+		metric(vals[6], 48, w[6], m->met[MET_POWER_LIMIT][k], 100, "W");
+		metric(vals[7], 48, w[7], m->met[MET_SM_CLOCK][k], 1, "");
+		metric(vals[8], 48, w[8], m->met[MET_ECC_UNCORR][k], 1, "");
 		throttle_text(m->met[MET_THROTTLE][k], vals[9], 48);
-		snprintf(vals[10], 48, m->last_xid[k] ? "%d" : "", m->last_xid[k]);
-		snprintf(vals[11], 48, j >= 0 && j < m->njobs ? "%u" : "idle", j >= 0 && j < m->njobs ? m->jobs[j].id : 0);
+		vals[10][0] = '\0';
+		if (m->last_xid[k])
+			fmt_fit(m->last_xid[k], 0, "", w[10], vals[10], 48);
+		snprintf(vals[11], 48, "idle");
+		if (j >= 0 && j < m->njobs)   /* a job id is never shortened: its column holds 2^32 */
+			fmt_fit_u64(m->jobs[j].id, "", w[11], vals[11], 48);
 		snprintf(vals[12], 48, "%.14s", m->uuid ? m->uuid[k] : "");
 		snprintf(vals[13], 48, "%s", m->pci ? m->pci[k] : "");
 		x = 0;
-		for (unsigned i = 0; i < ARRAY_LEN(heads); i++) {
+		for (unsigned i = 0; i < ARRAY_LEN(heads) && x + w[i] <= v->w; i++) {
 			int role = R_NORMAL;
 
-			cols[i] = vals[i];
 			if (i == 4 && t != MET_UNKNOWN)
 				role = t >= p->c->theme.thr[T_TEMP_CRIT] ? R_ERR : t >= p->c->theme.thr[T_TEMP_WARN] ? R_WARN : R_NORMAL;
 			if (i == 0 && gs[k] == GS_FAULT)
@@ -163,7 +179,7 @@ static int gpus(struct nodep *p, const struct view *v, int y, int32_t ni)
 				role = severity_role(xid_lookup(m->last_xid[k])->severity);
 			if (i == 8 && m->met[MET_ECC_UNCORR][k] > 0 && m->met[MET_ECC_UNCORR][k] != MET_UNKNOWN)
 				role = R_ERR;
-			x += view_field(v, x, y, w[i], i < 9 || i == 10, role, cols[i]) + 1;
+			x += view_field(v, x, y, w[i], i < 9 || i == 10, role, vals[i]) + 1;
 		}
 	}
 	snprintf(b, sizeof b, "mem in MiB; power in W; xid: the last XID seen on that GPU");
@@ -176,7 +192,7 @@ static int ports(struct nodep *p, const struct view *v, int y, int32_t ni)
 	const struct model *m = &p->c->app->model;
 	static const char *const heads[] = {"rail", "leaf", "state", "symbol", "link rcv", "downed", "rcv err",
 					    "integrity", "overrun", "xmit disc", "xmit wait", "received", "age"};
-	static const int w[] = {4, 12, 7, 12, 9, 7, 10, 9, 8, 10, 12, 10, 7};
+	static const int w[] = {4, 12, 7, 12, 10, 10, 10, 10, 10, 10, 12, 10, 7};   /* "1.0P +1.0P" fits 10 */
 	static const int ctr[] = {-1, -1, -1, IBC_SYMBOL_ERROR, IBC_LINK_ERROR_RECOVERY, IBC_LINK_DOWNED,
 				  IBC_PORT_RCV_ERRORS, IBC_LOCAL_LINK_INTEGRITY_ERRORS,
 				  IBC_EXCESSIVE_BUFFER_OVERRUN_ERRORS, IBC_PORT_XMIT_DISCARDS, IBC_PORT_XMIT_WAIT, -1, -1};
@@ -186,7 +202,7 @@ static int ports(struct nodep *p, const struct view *v, int y, int32_t ni)
 	if (!m->ports || m->topo.rails <= 0)
 		return y;
 	view_fill(v, 0, y, v->w, ' ', R_COLHEAD);
-	for (unsigned i = 0; i < ARRAY_LEN(heads); i++)
+	for (unsigned i = 0; i < ARRAY_LEN(heads) && x + w[i] <= v->w; i++)
 		x += view_field(v, x, y, w[i], i >= 3, R_COLHEAD, heads[i]) + 1;
 	y++;
 	for (int32_t r = 0; r < m->topo.rails; r++, y++) {
@@ -200,21 +216,16 @@ static int ports(struct nodep *p, const struct view *v, int y, int32_t ni)
 		x += view_field(v, x, y, w[1], 0, R_DIM, b) + 1;
 		x += view_field(v, x, y, w[2], 0, pt->state == IBP_ACTIVE ? R_GOOD : pt->state ? R_ERR : R_DIM,
 				states[pt->state >= 0 && pt->state <= 4 ? pt->state : 0]) + 1;
-		for (unsigned i = 3; i < ARRAY_LEN(heads); i++) {
+		for (unsigned i = 3; i < ARRAY_LEN(heads) && x + w[i] <= v->w; i++) {
 			int role = R_NORMAL;
 
 			if (ctr[i] >= 0) {
 				uint64_t d = pt->delta[ctr[i]];
 
-				if (pt->c[ctr[i]] >= 1000000)
-					fmt_si((double)pt->c[ctr[i]], "", b, sizeof b);
-				else
-					snprintf(b, sizeof b, "%llu", (unsigned long long)pt->c[ctr[i]]);
-				if (d)
-					snprintf(b + strlen(b), sizeof b - strlen(b), " +%llu", (unsigned long long)d);
+				counter_text(pt->c[ctr[i]], d, w[i], b, sizeof b);
 				role = d && i <= 8 ? R_ERR : d ? R_WARN : R_NORMAL;
-			} else if (i == 11) {
-				fmt_si(pt->c[IBC_PORT_RCV_DATA] * 4.0, "B", b, sizeof b);   /* 4-byte words */
+			} else if (i == 11) {   /* 4-byte words */
+				fmt_fit(pt->c[IBC_PORT_RCV_DATA] * 4.0, 0, "B", w[i], b, sizeof b);
 			} else {
 				if (pt->last)
 					fmt_duration(m->time - pt->last, b, sizeof b);
@@ -271,10 +282,10 @@ static int jobs(struct nodep *p, const struct view *v, int y, int32_t ni)
 			continue;
 		last = j;
 		fmt_duration(m->jobs[j].start_time ? m->time - m->jobs[j].start_time : 0, run, sizeof run);
-		view_textf(v, 1, y, 10, R_NORMAL, "%u", m->jobs[j].id);
-		view_field(v, 11, y, 12, 0, R_NORMAL, m->jobs[j].user);
-		view_field(v, 24, y, 32, 0, R_NORMAL, m->jobs[j].name);
-		view_textf(v, 57, y++, -1, R_DIM, "%d nodes  %d GPUs  running %s", m->jobs[j].nnodes, m->jobs[j].gpus, run);
+		view_textf(v, 1, y, 10, R_NORMAL, "%u", m->jobs[j].id);   /* 2^32 is 10 digits */
+		view_field(v, 12, y, 12, 0, R_NORMAL, m->jobs[j].user);
+		view_field(v, 25, y, 32, 0, R_NORMAL, m->jobs[j].name);
+		view_textf(v, 58, y++, -1, R_DIM, "%d nodes  %d GPUs  running %s", m->jobs[j].nnodes, m->jobs[j].gpus, run);
 	}
 	if (last == -2)
 		view_text(v, 1, y++, -1, R_DIM, "none");

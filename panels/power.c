@@ -146,6 +146,7 @@ static void per_su(struct power *p, const struct view *v, int y)
 		int x = 1 + (i / rows) * colw, yy = y + i % rows;
 		double val, frac;
 		int role = R_BAR;
+		char b[32];
 
 		if (p->su_metric == SU_POWER)
 			val = s[i].watts / 1000.0, frac = s[i].n ? s[i].watts / (s[i].n * 700.0) : 0;
@@ -157,7 +158,8 @@ static void per_su(struct power *p, const struct view *v, int y)
 			role = R_WARN;
 		view_textf(v, x, yy, -1, R_LABEL, "SU%02d", i + 1);
 		draw_bar(v, x + 5, yy, 12, frac, role);
-		view_textf(v, x + 18, yy, colw - 19, s[i].known ? R_NORMAL : R_DIM, "%7.1f", val);
+		fmt_fit(val, 1, "", 7, b, sizeof b);
+		view_field(v, x + 18, yy, 7, 1, s[i].known ? R_NORMAL : R_DIM, b);
 	}
 	if (sus > rows * cols)
 		view_textf(v, 1, y + rows, -1, R_DIM, "%d more: a taller terminal shows them", sus - rows * cols);

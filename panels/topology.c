@@ -63,7 +63,7 @@ static int tiers(struct topop *p, const struct view *v, int y)
 {
 	const struct model *m = &p->c->app->model;
 	const struct topo *t = &m->topo;
-	int active = 0, down = 0, unknown = 0;
+	int active = 0, down = 0, unknown = 0, x;
 	uint64_t sym = 0, rcv = 0, downed = 0;
 	char ports[32];
 
@@ -84,13 +84,40 @@ static int tiers(struct topop *p, const struct view *v, int y)
 	else
 		view_textf(v, 1, y++, -1, R_NORMAL, "spine %d (every leaf to every spine)  -  leaf %d (one per rail per SU)  -  "
 			   "%s node ports", t->spines, t->leaves, ports);
-	view_textf(v, 1, y, -1, down ? R_ERR : R_GOOD, "%d active", active);
-	view_textf(v, 16, y, -1, down ? R_ERR : R_DIM, "%d down", down);
-	view_textf(v, 28, y, -1, unknown ? R_WARN : R_DIM, "%d not read yet", unknown);
-	view_textf(v, 48, y++, -1, sym || rcv || downed ? R_WARN : R_DIM,
+	/* one after the other: a count of any length never runs into the next */
+	x = 1 + view_textf(v, 1, y, -1, down ? R_ERR : R_GOOD, "%d active", active);
+	x = MAX(16, x + 3) + view_textf(v, MAX(16, x + 3), y, -1, down ? R_ERR : R_DIM, "%d down", down);
+	x = MAX(28, x + 3) + view_textf(v, MAX(28, x + 3), y, -1, unknown ? R_WARN : R_DIM, "%d not read yet", unknown);
+	view_textf(v, MAX(48, x + 3), y++, -1, sym || rcv || downed ? R_WARN : R_DIM,
 		   "since the last reading: symbol errors +%llu  rcv errors +%llu  link_downed +%llu",
 		   (unsigned long long)sym, (unsigned long long)rcv, (unsigned long long)downed);
 	return y + 1;
+}
+
+/* One rail of an SU: its active ports in 4 columns, a mark if any is down. */
+static void rail_cell(const struct view *v, int x, int y, const struct rail_sum *s)
+{
+	char b[16];
+
+	fmt_fit(s->active, 0, "", 4, b, sizeof b);
+	view_field(v, x, y, 4, 1, s->down ? R_ERR : s->unknown ? R_DIM : s->sym || s->rcv ? R_WARN : R_GOOD, b);
+	view_text(v, x + 4, y, 1, s->down ? R_ERR : R_DIM, s->down ? (text_utf8 ? "\u2717" : "x") : " ");
+}
+
+/* An SU's totals under " down   symbol+   rcv+  downed+", each in its
+ * columns (fmt_fit: shortened, never cut) with a space between. */
+static void sums(const struct view *v, int x, int y, const struct rail_sum *t)
+{
+	const uint64_t val[] = {(uint64_t)t->down, t->sym, t->rcv, t->downed};
+	static const int at[] = {0, 6, 16, 23}, w[] = {5, 9, 6, 8};
+	const int role[] = {t->down ? R_ERR : R_DIM, t->sym ? R_WARN : R_DIM, t->rcv ? R_WARN : R_DIM,
+			    t->downed ? R_ERR : R_DIM};
+	char b[32];
+
+	for (int i = 0; i < 4; i++) {
+		fmt_fit_u64(val[i], "", w[i], b, sizeof b);
+		view_field(v, x + at[i], y, w[i], 1, role[i], b);
+	}
 }
 
 static void overview(struct topop *p, const struct view *v)
@@ -117,53 +144,94 @@ static void overview(struct topop *p, const struct view *v)
 			tot.sym += s.sym;
 			tot.rcv += s.rcv;
 			tot.downed += s.downed;
-			view_textf(v, 6 + r * 7, y, 6, s.down ? R_ERR : s.unknown ? R_DIM : s.sym || s.rcv ? R_WARN : R_GOOD,
-				   "%4d%s", s.active, s.down ? (text_utf8 ? "\u2717" : "x") : " ");
+			rail_cell(v, 6 + r * 7, y, &s);
 		}
-		view_textf(v, x, y, -1, tot.down ? R_ERR : R_DIM, "%5d", tot.down);
-		view_textf(v, x + 6, y, -1, tot.sym ? R_WARN : R_DIM, "%9llu", (unsigned long long)tot.sym);
-		view_textf(v, x + 16, y, -1, tot.rcv ? R_WARN : R_DIM, "%6llu", (unsigned long long)tot.rcv);
-		view_textf(v, x + 23, y, -1, tot.downed ? R_ERR : R_DIM, "%8llu", (unsigned long long)tot.downed);
+		sums(v, x, y, &tot);
 		view_textf(v, x + 34, y, -1, R_DIM, "leaf-s%02d-r[0-%d]", su + 1, rails - 1);
 		if (su == p->l.cur)
 			view_recolor(v, 0, y, 5, R_SELECTED);
 	}
 }
 
-static void port_detail(struct topop *p, const struct view *v, int y, int32_t node)
+/* One counter as "name value +increase" (fmt_fit: shortened to w columns
+ * each when w > 0, else exact); returns its width. */
+static int counter_item(const struct ib_port *pt, int c, int w, char *b, size_t size)
 {
-	const struct model *m = &p->c->app->model;
-	const struct ib_port *pt = &m->ports[node * m->topo.rails + p->rail];
-	char leaf[32];
-	int x = 1;
+	char val[32], d[32] = "";
 
-	topo_switch_name(&m->topo, topo_leaf(&m->topo, p->drill, p->rail), leaf, sizeof leaf);
-	static const char *const states[] = {"not read yet", "DOWN", "INIT", "ARMED", "ACTIVE"};
+	fmt_fit_u64(pt->c[c], "", w > 0 ? w : 20, val, sizeof val);
+	if (pt->delta[c])
+		fmt_fit_u64(pt->delta[c], "", w > 0 ? w : 20, d, sizeof d);
+	snprintf(b, size, "%s %s%s%s", ib_counter_name(c), val, d[0] ? " +" : "", d);
+	return text_width(b);
+}
 
-	view_textf(v, 1, y++, -1, R_COLHEAD, "%s rail %d (mlx5_%d) -> %s: %s", m->nodes[node].name, p->rail, p->rail,
-		   leaf, states[pt->state >= 0 && pt->state <= 4 ? pt->state : 0]);
+/* The counters of a port flowed over rows from y, three spaces apart, in
+ * full, or shortened when an item alone is wider than a row. Returns the
+ * rows used; draws only when draw is set. */
+static int port_counters(const struct view *v, int y, const struct ib_port *pt, int draw)
+{
+	int x = 1, rows = 1;
+
 	for (int c = 0; c < IBC_COUNT; c++) {
-		char b[96];
-		int w;
+		char b[128];
+		int w = counter_item(pt, c, 0, b, sizeof b), role;
 
-		snprintf(b, sizeof b, "%s %llu%s", ib_counter_name(c), (unsigned long long)pt->c[c],
-			 pt->delta[c] ? "" : "");
-		w = text_width(b) + 3;
-		if (x + w > v->w) {
+		if (w > v->w - 1)
+			w = counter_item(pt, c, 6, b, sizeof b);
+		if (x > 1 && x + w > v->w) {
 			x = 1;
 			y++;
+			rows++;
 		}
-		view_text(v, x, y, -1, pt->delta[c] && c < IBC_PORT_XMIT_WAIT ? R_WARN : R_NORMAL, b);
-		if (pt->delta[c])
-			view_textf(v, x + text_width(b), y, -1, R_WARN, " +%llu", (unsigned long long)pt->delta[c]);
-		x += w + (pt->delta[c] ? 8 : 0);
+		role = pt->delta[c] && c < IBC_PORT_XMIT_WAIT ? R_WARN : R_NORMAL;
+		if (draw)
+			view_text(v, x, y, -1, role, b);
+		x += w + 3;
 	}
+	return rows;
+}
+
+/* The selected port: its node, rail, leaf and state, then its counters, in
+ * the rows at the bottom of v. Returns the rows it takes. */
+static int port_detail(struct topop *p, const struct view *v, int32_t node, int draw)
+{
+	static const char *const states[] = {"not read yet", "DOWN", "INIT", "ARMED", "ACTIVE"};
+	const struct model *m = &p->c->app->model;
+	const struct ib_port *pt = &m->ports[node * m->topo.rails + p->rail];
+	int rows = 1 + port_counters(v, 0, pt, 0), y = v->h - rows;
+	char leaf[32];
+
+	if (!draw)
+		return rows;
+	topo_switch_name(&m->topo, topo_leaf(&m->topo, p->drill, p->rail), leaf, sizeof leaf);
+	view_textf(v, 1, y, -1, R_COLHEAD, "%s rail %d (mlx5_%d) -> %s: %s", m->nodes[node].name, p->rail, p->rail,
+		   leaf, states[pt->state >= 0 && pt->state <= 4 ? pt->state : 0]);
+	port_counters(v, y + 1, pt, 1);
+	return rows;
+}
+
+/* A node's port on one rail in the drill-down: its state, and the new
+ * symbol and receive errors (fmt_fit into the cell's 8 columns). */
+static void port_cell(const struct view *v, int x, int y, const struct ib_port *pt, int selected)
+{
+	uint64_t err = pt->delta[IBC_SYMBOL_ERROR] + pt->delta[IBC_PORT_RCV_ERRORS];
+	int role = pt->state == IBP_ACTIVE ? (err ? R_WARN : R_GOOD) : pt->state ? R_ERR : R_DIM;
+	char b[32];
+
+	snprintf(b, sizeof b, "%s", pt->state == IBP_ACTIVE ? (text_utf8 ? "\u25cf" : "o")
+				    : pt->state ? (text_utf8 ? "\u2717" : "x") : ".");
+	if (err) {   /* "● +" and the count in the 5 columns left */
+		snprintf(b + strlen(b), sizeof b - strlen(b), " +");
+		fmt_fit_u64(err, "", 5, b + strlen(b), sizeof b - strlen(b));
+	}
+	view_text(v, x, y, 8, selected ? R_SELECTED : role, b);
 }
 
 static void drilled(struct topop *p, const struct view *v)
 {
 	const struct model *m = &p->c->app->model;
-	int n = npsu(m), first = p->drill * n, rails = m->topo.rails, y = 2, rows;
+	int n = npsu(m), first = p->drill * n, rails = m->topo.rails, y = 2, rows, detail_rows;
 	char detail[160];
 
 	p->l.n = MAX(0, MIN(n, m->nnodes - first));
@@ -177,27 +245,19 @@ static void drilled(struct topop *p, const struct view *v)
 	view_text(v, 1, 1, -1, R_COLHEAD, "node");
 	for (int r = 0; r < rails; r++)
 		view_textf(v, 10 + r * 9, 1, 9, R_COLHEAD, "r%d", r);
-	rows = MAX(1, v->h - y - 4);
+	/* the list gets what the port's detail leaves, a row apart from it */
+	detail_rows = p->l.n ? port_detail(p, v, first + MAX(0, MIN(p->l.cur, p->l.n - 1)), 0) : 0;
+	rows = MAX(1, v->h - y - 1 - detail_rows);
 	list_fix(&p->l, rows);
 	for (int i = p->l.top; i < p->l.n && i < p->l.top + rows; i++, y++) {
 		int32_t node = first + i;
 
 		view_text(v, 1, y, 8, i == p->l.cur ? R_SELECTED : R_LABEL, m->nodes[node].name);
-		for (int r = 0; r < rails; r++) {
-			const struct ib_port *pt = &m->ports[node * rails + r];
-			uint64_t err = pt->delta[IBC_SYMBOL_ERROR] + pt->delta[IBC_PORT_RCV_ERRORS];
-			int role = pt->state == IBP_ACTIVE ? (err ? R_WARN : R_GOOD) : pt->state ? R_ERR : R_DIM;
-			char b[24];
-
-			snprintf(b, sizeof b, "%s%s", pt->state == IBP_ACTIVE ? (text_utf8 ? "\u25cf" : "o")
-						       : pt->state ? (text_utf8 ? "\u2717" : "x") : ".", "");
-			if (err)
-				snprintf(b + strlen(b), sizeof b - strlen(b), " +%llu", (unsigned long long)err);
-			view_text(v, 10 + r * 9, y, 8, i == p->l.cur && r == p->rail ? R_SELECTED : role, b);
-		}
+		for (int r = 0; r < rails; r++)
+			port_cell(v, 10 + r * 9, y, &m->ports[node * rails + r], i == p->l.cur && r == p->rail);
 	}
 	if (p->l.n)
-		port_detail(p, v, v->h - 3, first + p->l.cur);
+		port_detail(p, v, first + p->l.cur, 1);
 }
 
 static void topo_draw(void *st, const struct view *v)

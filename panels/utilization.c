@@ -243,19 +243,27 @@ static int node_cell(struct util *u, const uint8_t *gs, int32_t i, int *lvl)
 	return worst;
 }
 
+/* An SU's label in the 5 columns before its row segment: "SU07", from SU
+ * 1000 on "1234"; of a pair of SUs "07/08", from 99 on "123+" (that SU
+ * and the next), never a cut "123/1". */
+static const char *su_label(int su, int pair, char *buf, size_t size)
+{
+	if (pair ? snprintf(buf, size, "%02d/%02d", su, su + 1) > 5 : snprintf(buf, size, "SU%02d", su) > 5)
+		snprintf(buf, size, pair ? "%d+" : "%d", su);
+	return buf;
+}
+
 static void draw_node_view(struct util *u, const struct view *v, int y0, int rows)
 {
 	const struct model *m = &u->c->app->model;
 	const uint8_t *gs = gpu_states(u->c);
 	int n = npsu(m), colour = u->c->theme.colour && text_utf8;
+	char buf[32];
 
 	for (int32_t i = 0; i < m->nnodes; i += (u->single ? 1 : 2) * n)   /* labels: one per SU or SU pair */
 		if (u->ny[i] / 2 >= u->top_band && u->ny[i] / 2 - u->top_band < rows) {
-			if (u->single)
-				view_textf(v, u->nx[i] - 5, y0 + u->ny[i] / 2 - u->top_band, 5, R_LABEL, "SU%02d", i / n + 1);
-			else
-				view_textf(v, u->nx[i] - 5, y0 + u->ny[i] / 2 - u->top_band, 5, R_LABEL, "%02d/%02d",
-					   i / n + 1, i / n + 2);
+			view_text(v, u->nx[i] - 5, y0 + u->ny[i] / 2 - u->top_band, 5, R_LABEL,
+				  su_label(i / n + 1, !u->single, buf, sizeof buf));
 		}
 	for (int32_t i = 0; i < m->nnodes; i++) {
 		int y = y0 + u->ny[i] / 2 - u->top_band, lvl, s = node_cell(u, gs, i, &lvl);
@@ -422,8 +430,8 @@ static void cursor_info(struct util *u, const struct view *v, int y, int h)
 
 			if (val == MET_UNKNOWN)
 				snprintf(buf, sizeof buf, "-");
-			else
-				snprintf(buf, sizeof buf, "%d%s", val / rows[r].div, rows[r].unit);
+			else   /* whole units, as before; shortened, never cut */
+				fmt_fit(val / rows[r].div, 0, rows[r].unit, 6, buf, sizeof buf);
 			view_field(v, 8 + g * 7, y, 6, 1, R_NORMAL, buf);
 		}
 	}

@@ -3,7 +3,9 @@
  * it (down, stale, drained, faulted), number and time formats, sparklines,
  * bars, the panel title line, and the scrolling list with a cursor.
  */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "ui_int.h"
 
@@ -134,6 +136,69 @@ void fmt_si(double v, const char *unit, char *buf, size_t size)
 		i++;
 	}
 	snprintf(buf, size, i ? "%.1f %s%s" : "%.0f %s%s", v, pre[i], unit);
+}
+
+/* Is the scaled form in buf one to use: not a zero (0.4k is not "0k") and,
+ * below the last prefix, under 1000 ("1000k" is "1.0M")? */
+static int scaled_ok(const char *buf, int last)
+{
+	double p = fabs(strtod(buf, NULL));
+
+	return p > 0 && (p < 1000 || last);
+}
+
+/* No form fits: the bound v passes, marked (">99", ">9k", "<-9", ">"). */
+static int fit_mark(double v, const char *unit, int cols, char *buf, size_t size)
+{
+	static const char pre[] = "kMGTPE";
+	int uw = text_width(unit), r = MIN(cols - 1 - (v < 0) - uw, 20), p = 0, n = 0;
+	char digits[32];
+
+	if (cols <= 0)
+		return snprintf(buf, size, "%s", "");
+	if (r <= 0)   /* not even a digit: the mark alone, without the unit */
+		return snprintf(buf, size, "%s", v < 0 ? "<" : ">");
+	for (double a = fabs(v); a >= 1000 && p < 6; a /= 1000)
+		p++;
+	if (p && r >= 2)
+		r--;
+	else
+		p = 0;
+	while (n < r)
+		digits[n++] = '9';
+	digits[n] = '\0';
+	n = snprintf(buf, size, "%s%s%.*s%s", v < 0 ? "<-" : ">", digits, p > 0, p ? &pre[p - 1] : "", unit);
+	return n - (int)strlen(unit) + uw;
+}
+
+int fmt_fit(double v, int decimals, const char *unit, int cols, char *buf, size_t size)
+{
+	static const char pre[] = " kMGTPE";
+	int uw = text_width(unit), ulen = (int)strlen(unit);
+	double scale = 1;
+
+	if (size < 2)
+		return 0;
+	if (v != v)
+		return snprintf(buf, size, "%s", cols > 0 ? "?" : "");
+	for (int i = 0; i < 7; i++, scale *= 1000)
+		for (int d = i ? 1 : MAX(decimals, 0); d >= 0; d--) {
+			int n = snprintf(buf, size, "%.*f%.*s%s", d, v / scale, i > 0, &pre[i], unit);
+
+			if (n - ulen + uw <= cols && (size_t)n < size && (!i || scaled_ok(buf, i == 6)))
+				return n - ulen + uw;
+		}
+	return fit_mark(v, unit, cols, buf, size);
+}
+
+int fmt_fit_u64(uint64_t v, const char *unit, int cols, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%llu%s", (unsigned long long)v, unit);
+	int w = n - (int)strlen(unit) + text_width(unit);
+
+	if (w <= cols && (size_t)n < size)   /* exact, beyond a double's 53 bits too */
+		return w;
+	return fmt_fit((double)v, 0, unit, cols, buf, size);
 }
 
 int fault_xid(const struct fault *f)

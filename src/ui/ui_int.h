@@ -205,6 +205,14 @@ void fmt_duration(int64_t us, char *buf, size_t size);   /* "2h03m", "45s" */
 void fmt_clock(int64_t us, char *buf, size_t size);      /* "12:34:56" */
 void fmt_count(long long v, char *buf, size_t size);     /* "10,240" */
 void fmt_si(double v, const char *unit, char *buf, size_t size);   /* "228.4 G", "6.3 PB" */
+/* v in at most cols columns, never cut: as it is with `decimals` decimals
+ * ("1234", "-12.5"), else with fewer, else scaled by k M G T P E with one
+ * decimal or none ("11.9T", "120k", "-1.2M"), else marked with the bound it
+ * passes (">99", ">9k", "<-9"; ">" alone in one column). unit (ASCII, may be
+ * "") follows and counts ("5.6PB", "687W"). Returns the columns used. */
+int fmt_fit(double v, int decimals, const char *unit, int cols, char *buf, size_t size);
+/* The same for a counter: exact to the last digit when it fits. */
+int fmt_fit_u64(uint64_t v, const char *unit, int cols, char *buf, size_t size);
 /* A fault's XID code, or -1 if the fault did not come from an XID line. */
 int fault_xid(const struct fault *f);
 int severity_role(int sev);

@@ -311,6 +311,52 @@ TEST(ui_console_help_lists_every_bound_key)
 	app_free(app);
 }
 
+/* At every size from the smallest the console draws, paging through the
+ * help reaches every section's title, and a title is never the last row of
+ * the help (its keys under it, not in another column). */
+TEST(ui_console_help_pages_reach_every_section_at_any_size)
+{
+	static const char *const titles[] = {"Utilization panel", "Global keys", "Topology panel", "Power panel",
+					     "Faults panel", "Jobs panel", "Node panel", "Log panel"};
+	static const int sizes[][2] = {{40, 10}, {60, 16}, {80, 24}, {120, 40}, {200, 60}, {300, 80}, {160, 12}};
+	struct myriad *app = start("gpus=256", 2);
+
+	for (unsigned z = 0; z < ARRAY_LEN(sizes); z++) {
+		struct console *c = console_new(app, NULL, sizes[z][0], sizes[z][1]);
+		unsigned seen = 0;
+		char row[2048];
+
+		app->console = c;
+		keys(c, "?");
+		for (int page = 0; page < 60; page++) {
+			const char *pg;
+			int n, m;
+
+			for (int y = 2; y < c->h - 2; y++) {
+				grid_row_text(&c->grid, y, row, sizeof row);
+				for (unsigned t = 0; t < ARRAY_LEN(titles); t++)
+					if (strstr(row, titles[t])) {
+						seen |= 1u << t;
+						CHECK(y < c->h - 4);
+					}
+			}
+			pg = strstr(grid_row_text(&c->grid, c->h - 3, row, sizeof row), "page ");
+			if (!pg || sscanf(pg, "page %d of %d", &n, &m) != 2 || n >= m)
+				break;
+			console_key(c, UK_NPAGE);
+			console_draw(c, 1);
+		}
+		if (seen != (1u << ARRAY_LEN(titles)) - 1) {
+			fprintf(stderr, "  at %dx%d the help's pages show sections 0x%x of 0xff\n", sizes[z][0], sizes[z][1],
+				seen);
+			test_failures++;
+		}
+		console_free(c);
+		app->console = NULL;
+	}
+	app_free(app);
+}
+
 TEST(ui_console_drain_key_builds_the_tcl_command_and_asks)
 {
 	struct myriad *app = start("gpus=256,seed=1", 3);
