@@ -130,8 +130,10 @@ static void read_log(struct jobp *p, uint32_t id)
 
 static void refresh(struct jobp *p, uint32_t id)
 {
+	int moved = p->read_now != p->c->app->now;
+
 	if (p->read_for != id || p->read_now > p->c->app->now || p->read_seq != p->c->log_seq ||
-	    (p->read_now != p->c->app->now && mono_us() - p->read_at > HIST_REFRESH_US))
+	    (moved && (!p->nhist || mono_us() - p->read_at > HIST_REFRESH_US)))
 		read_log(p, id);
 }
 

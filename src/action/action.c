@@ -414,6 +414,8 @@ static int decide(struct myriad *app, const struct action *a, struct action_outc
 	over = !AK_LOCAL(a->kind) && over_limit(app, out, why, sizeof why);
 	if (a->dry_run || app->dry_run)
 		return dry_run(app, a, out, over);
+	if (a->ask)   /* typed at the console: the operator says yes, as to a key */
+		return hold(app, a, out, over ? why : "typed at the command line", fn, ctx);
 	if (over && !a->force)
 		return hold(app, a, out, why, fn, ctx);
 	if (over)

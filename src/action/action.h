@@ -57,6 +57,8 @@ struct action {
 	int dry_run;               /* this action only; --dry-run applies to all */
 	int force;                 /* pass the blast-radius guard ... */
 	const char *force_reason;  /* ... with this reason (required) */
+	int ask;                   /* held for the operator whatever the limits
+				    * (typed at the console's : line, as keys ask) */
 };
 
 enum action_status {

@@ -62,6 +62,7 @@ static void init_action(struct tcl_call *c, struct action *a, enum action_kind k
 	a->dry_run = tc_flag(c, "dry-run");
 	a->force = tc_flag(c, "force");
 	a->force_reason = tc_optstr(c, "reason");
+	a->ask = c->ts->typed && c->ts->ask_typed && !strcmp(c->ts->via, "tcl") && !a->dry_run;
 }
 
 static Tcl_Obj *outcome_dict(const struct action *a, const struct action_outcome *o, Tcl_Obj *jobs)
@@ -109,7 +110,13 @@ static void decide_held(struct tcl_call *c, const struct action *a, struct actio
 	}
 	q = xmalloc(sizeof *q);
 	*q = (struct asked){c->app, o->id};
-	text = xasprintf("%s %s: %s. Go ahead?", action_kind_name(a->kind), a->target ? a->target : "", o->detail);
+	if (AK_LOCAL(a->kind))
+		text = xasprintf("%s %s %s\n%s.\nGo ahead?", action_kind_name(a->kind), a->target ? a->target : "",
+				 a->args ? a->args : "", o->detail);
+	else
+		text = xasprintf("%s %s %s\nIt touches %d node%s (%d GPUs). %s.\nGo ahead?", action_kind_name(a->kind),
+				 a->target ? a->target : "", a->args ? a->args : "", o->nodes, o->nodes == 1 ? "" : "s",
+				 o->gpus, o->detail);
 	if (ui_confirm(c->app, text, on_answer, q, &err) < 0) {
 		snprintf(why, sizeof why, "%s; and the console cannot ask (%s)", o->detail, err ? err : "?");
 		action_confirm(c->app, o->id, 0, why);
@@ -144,12 +151,13 @@ static int run(struct tcl_call *c, struct action *a, Tcl_Obj *jobs)
 
 	a->args = args;
 	action_submit(c->app, a, &o, on_end, &w);
-	free(args);
 	if (o.status == AS_CONFIRM) {
 		decide_held(c, a, &o);
 		if (w.done)
 			o = w.out;
 	}
+	a->args = NULL;
+	free(args);
 	if (o.status == AS_SENT && waits) {
 		action_get_limits(c->app, &lim);
 		action_wait(c->app, o.id, mono_us() + lim.timeout_us + US_PER_SEC, &o);

@@ -97,6 +97,19 @@ int tc_ui_message(struct tcl_call *c)
 	return TCL_OK;
 }
 
+int tc_ui_confirm(struct tcl_call *c)
+{
+	int on;
+
+	if (c->argc == 1) {
+		if (Tcl_GetBooleanFromObj(NULL, c->argv[0], &on) != TCL_OK)
+			return tc_err(c, "INPUT", "ui confirm: on or off, not \"%s\"", Tcl_GetString(c->argv[0]));
+		c->ts->ask_typed = on;
+	}
+	Tcl_SetObjResult(c->interp, Tcl_NewIntObj(c->ts->ask_typed));
+	return TCL_OK;
+}
+
 int tc_ui_selection(struct tcl_call *c)
 {
 	Tcl_Obj *sel = Tcl_GetVar2Ex(c->ts->interp, "::myriad::selection", NULL, TCL_GLOBAL_ONLY), *v = NULL;

@@ -555,6 +555,7 @@ int tcl_init(struct myriad *app, char **err)
 	ts->hook_errors = 5;
 	ts->hook_ms = 1000;
 	ts->command_ms = 10000;
+	ts->ask_typed = 1;
 	ts->plugin_ms = 1000;
 	snprintf(ts->via, sizeof ts->via, "tcl");
 	tc_register_all(ts, ts->interp, &ts->main_ci);
@@ -603,6 +604,77 @@ int tc_eval_top(struct tcl_state *ts, Tcl_Interp *in, Tcl_Obj *script, const cha
 	rc = Tcl_EvalObjEx(in, script, TCL_EVAL_GLOBAL);
 	Tcl_DecrRefCount(script);
 	memcpy(ts->via, saved, sizeof saved);
+	return rc;
+}
+
+/* "gpu[0500-0501]" read by Tcl as a command substitution fails with
+ * invalid command name "0500-0501": say how to write the nodeset. */
+static void bracket_hint(const char *script, const char *msg, struct sbuf *out)
+{
+	const char *q = msg ? strstr(msg, "invalid command name \"") : NULL, *e, *at, *w, *end;
+	char sub[128];
+
+	if (!q)
+		return;
+	q += strlen("invalid command name \"");
+	if (!(e = strchr(q, '"')) || e == q || (size_t)(e - q) + 3 > sizeof sub)
+		return;
+	snprintf(sub, sizeof sub, "[%.*s]", (int)(e - q), q);
+	if (!(at = strstr(script, sub)) || at == script || at[-1] == ' ' || at[-1] == '\t')
+		return;   /* a real command substitution, not a name with a range */
+	for (w = at; w > script && !strchr(" \t{\"", w[-1]); w--)
+		;
+	for (end = at + strlen(sub); *end && !strchr(" \t}\";", *end); end++)
+		;
+	sbuf_printf(out, "brace the nodeset, or Tcl runs [...] as a command: {%.*s}\n", (int)(end - w), w);
+}
+
+/* An action's outcome dict as a line: "#7 node drain gpu0001: done (1 node,
+ * 8 GPUs) detail". 0 if result is not one. */
+static int outcome_line(Tcl_Interp *in, const char *result, struct sbuf *out)
+{
+	static const char *const keys[] = {"id", "verb", "target", "status", "nodes", "gpus", "detail"};
+	Tcl_Obj *d = Tcl_NewStringObj(result, -1), *v[7];
+	int size, ok = 1;
+
+	Tcl_IncrRefCount(d);
+	if (Tcl_DictObjSize(NULL, d, &size) != TCL_OK)
+		ok = 0;
+	for (int i = 0; ok && i < 7; i++)
+		if (Tcl_DictObjGet(NULL, d, Tcl_NewStringObj(keys[i], -1), &v[i]) != TCL_OK || (!v[i] && i < 4))
+			ok = 0;
+	if (ok) {
+		const char *status = Tcl_GetString(v[3]);
+
+		sbuf_printf(out, "#%s %s %s: %s", Tcl_GetString(v[0]), Tcl_GetString(v[1]), Tcl_GetString(v[2]),
+			    !strcmp(status, "confirm") ? "waiting for your answer" : status);
+		if (v[4] && v[5] && strcmp(Tcl_GetString(v[4]), "0"))
+			sbuf_printf(out, " (%s node%s, %s GPUs)", Tcl_GetString(v[4]),
+				    strcmp(Tcl_GetString(v[4]), "1") ? "s" : "", Tcl_GetString(v[5]));
+		if (v[6] && *Tcl_GetString(v[6]))
+			sbuf_printf(out, " %s", Tcl_GetString(v[6]));
+	}
+	(void)in;
+	Tcl_DecrRefCount(d);
+	return ok;
+}
+
+int tcl_eval_console(struct myriad *app, const char *script, int typed, struct sbuf *out)
+{
+	struct tcl_state *ts = app->tcl;
+	struct sbuf raw = {0};
+	int rc;
+
+	if (!ts)
+		return tcl_eval(app, script, out);
+	ts->typed = typed;
+	rc = tcl_eval(app, script, &raw);
+	ts->typed = 0;
+	if (rc)   /* the hint first: the status line shows the first line */
+		bracket_hint(script, raw.s, out);
+	if (rc || !raw.s || !outcome_line(ts->interp, raw.s, out))
+		sbuf_adds(out, raw.s ? raw.s : "");
+	sbuf_free(&raw);
 	return rc;
 }
 

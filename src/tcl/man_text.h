@@ -180,7 +180,11 @@ static const char *const man_rest[] = {
 	"socket), like a shell script the site keeps. It may not act on the cluster or exit.",
 	".IP \\(bu 2",
 	"The : line and the console's keys are the operator at the terminal: full Tcl, acting through the "
-	"action engine and its guards.",
+	"action engine and its guards. An acting command typed at the : line is held and put to the operator "
+	"with what it touches, as the keys d r c a do, before it is sent (ui confirm off turns this off for "
+	"experts; a declined one is refused in the audit as declined by the operator); what it returns is "
+	"shown as a line (#ID VERB TARGET: STATUS (N nodes, G GPUs) DETAIL), and a nodeset Tcl read as a "
+	"command (gpu[0500-0501] unbraced) gets a hint to brace it.",
 	".IP \\(bu 2",
 	"A runbook (myriad run RUNBOOK, -e SCRIPT) is as trusted as the account that runs it: full Tcl. "
 	"Run it with --read-only or --dry-run to try it, or on a recording with myriad replay FILE --run "

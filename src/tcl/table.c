@@ -102,7 +102,9 @@ const struct tcl_cmd tc_table[] = {
 	/* ---- console ---- */
 	{"ui bind", "KEY SCRIPT ?-table TABLE?", "bind a key (in the root table by default) to a script", "table=", 2, 2, TC_RO, SEC_UI, tc_ui_bind},
 	{"ui bindings", "", "the bindings made by scripts: a list of {table key script}", "", 0, 0, TC_RO, SEC_UI, tc_ui_bindings},
-	{"ui panel", "NAME", "show a panel: utilization topology power faults jobs node log, or next, prev", "", 1, 1, TC_RO, SEC_UI, tc_ui_panel},
+	{"ui panel", "NAME", "show a panel: utilization topology power faults jobs node log job, or next, prev", "", 1, 1, TC_RO, SEC_UI, tc_ui_panel},
+	{"ui confirm", "?on|off?", "whether an acting command typed at the : line asks first, as the keys do (default on); returns 1 or 0",
+		"", 0, 1, TC_RO, SEC_UI, tc_ui_confirm},
 	{"ui theme", "NAME", "switch the colour theme", "", 1, 1, TC_RO, SEC_UI, tc_ui_theme},
 	{"ui message", "TEXT", "show a message on the status line", "", 1, 1, TC_RO | TC_SAFE, SEC_UI, tc_ui_message},
 	{"ui selection", "?WHAT?", "what the cursor is on: a dict, or one of node gpu job fault panel", "", 0, 1, TC_RO, SEC_UI, tc_ui_selection},

@@ -19,6 +19,11 @@ void tcl_free(struct myriad *app);
 /* Evaluates script; the result (or the error message with errorInfo) is
  * appended to out when out is not NULL. Returns 0 ok, 1 script error. */
 int tcl_eval(struct myriad *app, const char *script, struct sbuf *out);
+/* The console's way in: as tcl_eval, but an action's outcome reads as a line,
+ * a nodeset Tcl took for a command gets a hint, and when typed (a line typed
+ * at the : line, not a command a key built and the operator confirmed) its
+ * acting commands ask the operator first, as keys do (`ui confirm`). */
+int tcl_eval_console(struct myriad *app, const char *script, int typed, struct sbuf *out);
 /* Loads a configuration file; an error names file and line. 0 or -1. */
 int tcl_load_config(struct myriad *app, const char *path, char **err);
 /* Command names for completion: calls fn for each command (and subcommand

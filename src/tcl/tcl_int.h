@@ -94,6 +94,8 @@ struct tcl_state {
 	Tcl_Obj *apply;            /* "apply", shared */
 	/* how we run */
 	int batch;                 /* a batch run: no console */
+	int typed;                 /* evaluating a line typed at the console's : line */
+	int ask_typed;             /* ui confirm: such a line's actions ask first (1) */
 	int sandboxed;             /* a safe interpreter now (tc_sandbox) */
 	int in_config;             /* evaluating the configuration */
 	int virtual_clock;         /* batch: Tcl's clock follows virtual cluster time */
@@ -249,6 +251,7 @@ int tc_ui_bindings(struct tcl_call *c);
 int tc_ui_panel(struct tcl_call *c);
 int tc_ui_theme(struct tcl_call *c);
 int tc_ui_message(struct tcl_call *c);
+int tc_ui_confirm(struct tcl_call *c);
 int tc_ui_selection(struct tcl_call *c);
 int tc_ui_do(struct tcl_call *c);
 int tc_confirm(struct tcl_call *c);

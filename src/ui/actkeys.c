@@ -128,20 +128,20 @@ static void ask(struct console *c, struct sbuf *text, struct sbuf *cmd)
 	c->mode = MODE_CONFIRM;
 }
 
-static void drain(struct console *c, const struct target *t, struct sbuf *text, struct sbuf *cmd)
+/* The drain of node for why (the fault's reason, or the operator's). */
+static void drain(struct console *c, int32_t node, const char *why, struct sbuf *text, struct sbuf *cmd)
 {
 	const struct model *m = &c->app->model;
-	const struct node *n = &m->nodes[t->node];
-	char reason[96], why[96], st[64];
+	const struct node *n = &m->nodes[node];
+	char reason[96], st[64];
 	struct sbuf jobs = {0};
 	int nj;
 
-	drain_reason(m, t->node, why, sizeof why);
 	tcl_safe(reason, sizeof reason, why);
 	sbuf_printf(cmd, "node drain {%s} -reason {%s}", n->name, reason);
 	sbuf_printf(text, "Drain %s (SU%02d, rack %d, %s): the scheduler places no new jobs on it and its %d GPUs "
 		    "leave service.", n->name, n->su + 1, n->rack + 1, node_state_text(n, st, sizeof st), n->gpus);
-	nj = jobs_on(m, t->node, &jobs);
+	nj = jobs_on(m, node, &jobs);
 	if (nj)
 		sbuf_printf(text, " %d job%s running there keep%s running until %s end%s (or reroute it with r): %s.",
 			    nj, nj > 1 ? "s" : "", nj > 1 ? "" : "s", nj > 1 ? "they" : "it", nj > 1 ? "" : "s", jobs.s);
@@ -234,6 +234,38 @@ static void ack(struct console *c, const struct target *t, struct sbuf *text, st
 	}
 }
 
+static struct {
+	struct console *c;
+	int32_t node;
+} reason_for;   /* the node d asked a reason for */
+
+static void on_reason(void *ctx, const char *line)
+{
+	struct console *c = reason_for.c;
+	struct sbuf text = {0}, cmd = {0};
+
+	(void)ctx;
+	if (!c || reason_for.node >= c->app->model.nnodes)
+		return;
+	if (!line || !*line) {
+		console_set_message(c, R_MESSAGE, "cancelled: a drain needs a reason");
+		return;
+	}
+	drain(c, reason_for.node, line, &text, &cmd);
+	ask(c, &text, &cmd);
+}
+
+static void ask_reason(struct console *c, int32_t node)
+{
+	char q[160];
+
+	reason_for.c = c;
+	reason_for.node = node;
+	snprintf(q, sizeof q, "drain %s: no fault says why; reason (e.g. maint psu-swap; Esc cancels):",
+		 c->app->model.nodes[node].name);
+	cmdline_prompt(c, q, on_reason, NULL);
+}
+
 void action_key(struct console *c, const char *verb)
 {
 	const struct panel_ops *p = c->ops[c->cur];
@@ -249,11 +281,18 @@ void action_key(struct console *c, const char *verb)
 	if (t.node < 0 && t.fault && model_fault(m, t.fault))
 		t.node = model_fault(m, t.fault)->node;
 	if (!strcmp(verb, "drain")) {
+		char why[96];
+
 		if (t.node < 0) {
 			console_set_message(c, R_ERROR, "drain acts on a node: select one");
 			return;
 		}
-		drain(c, &t, &text, &cmd);
+		if (!node_fault(m, t.node)) {   /* nothing says why: the operator does */
+			ask_reason(c, t.node);
+			return;
+		}
+		drain_reason(m, t.node, why, sizeof why);
+		drain(c, t.node, why, &text, &cmd);
 	} else if (!strcmp(verb, "ack")) {
 		ack(c, &t, &text, &cmd);
 		if (!cmd.s) {
@@ -281,14 +320,17 @@ void action_confirm_answer(struct console *c, int yes, int edit)
 	memset(&c->confirm, 0, sizeof c->confirm);
 	c->mode = MODE_NORMAL;
 	c->dirty = DIRTY_ALL;
-	if (k.done)
+	if (k.done) {
 		k.done(k.ctx, yes);
+		if (!yes)
+			console_set_message(c, R_MESSAGE, "cancelled");
+	}
 	else if (edit && k.cmd)
 		cmdline_open(c, k.cmd);
 	else if (yes && k.cmd && !c->tcl_ok)
 		console_set_message(c, R_ERROR, "cannot act: the action engine needs Tcl, which is not available (%s)", k.cmd);
 	else if (yes && k.cmd)
-		cmdline_eval(c, k.cmd);
+		cmdline_eval(c, k.cmd, 0);
 	else
 		console_set_message(c, R_MESSAGE, "cancelled");
 	free(k.text);

@@ -262,7 +262,7 @@ static void on_line(char *line)
 		add_history(line);
 		if (hist_path[0] && (append_history(1, hist_path) != 0))
 			write_history(hist_path);
-		cmdline_eval(c, line);
+		cmdline_eval(c, line, 1);
 	}
 	free(line);
 }
@@ -329,7 +329,7 @@ void cmdline_draw(struct console *c, const struct view *row)
 	c->cursor_y = row->y;
 }
 
-void cmdline_eval(struct console *c, const char *line)
+void cmdline_eval(struct console *c, const char *line, int typed)
 {
 	struct sbuf out = {0};
 	int rc, lines = 0;
@@ -345,7 +345,7 @@ void cmdline_eval(struct console *c, const char *line)
 		return;
 	}
 	shown = c->msg_until;
-	rc = tcl_eval(c->app, line, &out);
+	rc = tcl_eval_console(c->app, line, typed, &out);
 	for (p = out.s; p && *p; p = nl ? nl + 1 : NULL) {
 		nl = strchr(p, '\n');
 		console_log(c, rc ? R_ERR : R_NORMAL, rc ? "error" : "out", "%.*s",

@@ -170,8 +170,10 @@ void cmdline_prompt(struct console *c, const char *text, void (*done)(void *ctx,
 void cmdline_draw(struct console *c, const struct view *row);
 void cmdline_free(void);
 /* Evaluates a command line (Tcl, or a built-in console command without Tcl); the
- * output goes to the log and the message line. */
-void cmdline_eval(struct console *c, const char *line);
+ * output goes to the log and the message line. typed: the operator typed it
+ * at the : line (its acting commands ask first); 0: a key built it and the
+ * operator already said yes. */
+void cmdline_eval(struct console *c, const char *line, int typed);
 
 /* ---- tclops.c: the Tcl interpreter's and the store's console hooks ---- */
 int tclops_console_ready(struct console *c);   /* 0 without Tcl */

@@ -364,8 +364,11 @@ TEST(ui_console_drain_key_builds_the_tcl_command_and_asks)
 
 	app->console = c;
 	keys(c, "1lld");   /* utilization panel, cursor two nodes right, drain */
+	CHECK_INT(c->mode, MODE_COMMAND);   /* no fault says why: the operator does */
+	CHECK(shows(c, "drain gpu0003: no fault says why; reason"));
+	keys(c, "maint psu-swap\r");
 	CHECK_INT(c->mode, MODE_CONFIRM);
-	CHECK(c->confirm.cmd && !strcmp(c->confirm.cmd, "node drain {gpu0003} -reason {operator drain}"));
+	CHECK(c->confirm.cmd && !strcmp(c->confirm.cmd, "node drain {gpu0003} -reason {maint psu-swap}"));
 	CHECK(shows(c, "Confirm action"));
 	CHECK(shows(c, "node drain {gpu0003}"));
 	keys(c, "n");
