@@ -40,6 +40,14 @@ const char *severity_name(enum severity s)
 	return (unsigned)s < 4 ? sev_names[s] : "?";
 }
 
+int severity_from_name(const char *s)
+{
+	for (int i = 0; i < (int)ARRAY_LEN(sev_names); i++)
+		if (!strcmp(sev_names[i], s))
+			return i;
+	return -1;
+}
+
 /* Copies text, replacing control bytes so nothing raw is stored. */
 static void copy_printable(char *dst, size_t size, const char *src)
 {

@@ -32,6 +32,7 @@ enum severity { SEV_INFO, SEV_WARN, SEV_ERROR, SEV_CRITICAL };
 const char *fault_kind_name(enum fault_kind k);
 int fault_kind_from_name(const char *s);
 const char *severity_name(enum severity s);
+int severity_from_name(const char *s);   /* -1 if unknown */
 
 struct node {
 	char name[NAME_MAX_LEN];
