@@ -66,6 +66,7 @@ void bus_emit(struct bus *b, const struct event *ev)
 	b->q[b->qlen] = *ev;
 	ev_own_strings(&b->q[b->qlen], copy, &b->strings);   /* the schema says which fields are strings */
 	b->qlen++;
+	b->emitted++;
 	if (!(BUS_MASK(ev->type) & BUS_BATCHED))
 		b->urgent = 1;
 }
@@ -79,6 +80,7 @@ void bus_flush(struct bus *b)
 		struct event ev = b->q[b->qhead++];   /* q may move while delivering */
 		uint32_t bit = BUS_MASK(ev.type);
 
+		b->current = b->emitted - (b->qlen - b->qhead) - 1;
 		for (int i = 0; i < b->nsubs; i++)
 			if ((b->subs[i].mask & bit) && b->subs[i].fn)
 				b->subs[i].fn(b->subs[i].ctx, &ev);

@@ -32,6 +32,8 @@ struct bus {
 	struct bus_sub *subs;
 	int nsubs, next_id;
 	uint64_t delivered;          /* events delivered since start */
+	uint64_t emitted;            /* events emitted since start: the queue holds [emitted - qlen, emitted) */
+	uint64_t current;            /* while delivering: the event's number in emission order */
 	int flushing;
 	int urgent;                  /* the queue holds an event that should not wait for the tick */
 };

@@ -8,12 +8,14 @@
  * node less than 3 minutes apart share a burst id, as NVIDIA's fleet tools
  * group XIDs. Conditions (heat, a port down, cooling) close themselves when
  * they clear; events (XIDs, link_downed) stay open until the node is resumed
- * or an operator closes them.
+ * or an operator closes them. An XID whose PCI address names no GPU yet
+ * waits for the GPU's identity (model.h, struct xid_wait).
  */
 #include <stdio.h>
 #include <string.h>
 #include "fault.h"
 #include "xidcat.h"
+#include "probe/parse.h"
 
 static const char *const kind_names[FK_COUNT] = {
 	"xid", "ecc", "nvlink", "ib", "thermal", "cooling", "power", "parse", "conn", "host",
@@ -36,6 +38,14 @@ int fault_kind_from_name(const char *s)
 const char *severity_name(enum severity s)
 {
 	return (unsigned)s < 4 ? sev_names[s] : "?";
+}
+
+int severity_from_name(const char *s)
+{
+	for (int i = 0; i < (int)ARRAY_LEN(sev_names); i++)
+		if (!strcmp(sev_names[i], s))
+			return i;
+	return -1;
 }
 
 /* Copies text, replacing control bytes so nothing raw is stored. */
@@ -106,15 +116,12 @@ static void trim_closed(struct model *m)
 	m->nfaults = w;
 }
 
-static struct fault *fault_open(struct model *m, int64_t time, int32_t node, int32_t gpu,
-				int32_t kind, int32_t code, int32_t sev, const char *text, const char *remedy)
+/* A new fault, never folded into an open one. */
+static struct fault *fault_new(struct model *m, int64_t time, int32_t node, int32_t gpu,
+			       int32_t kind, int32_t code, int32_t sev, const char *text, const char *remedy)
 {
-	struct fault *f = find_open(m, node, gpu, kind, code);
+	struct fault *f;
 
-	if (f) {
-		f->count++;
-		return f;
-	}
 	if (m->nfaults == m->faults_cap) {
 		trim_closed(m);
 		if (m->nfaults == m->faults_cap)
@@ -144,6 +151,18 @@ static struct fault *fault_open(struct model *m, int64_t time, int32_t node, int
 		m->nodes[node].open_faults++;
 	}
 	return f;
+}
+
+static struct fault *fault_open(struct model *m, int64_t time, int32_t node, int32_t gpu,
+				int32_t kind, int32_t code, int32_t sev, const char *text, const char *remedy)
+{
+	struct fault *f = find_open(m, node, gpu, kind, code);
+
+	if (f) {
+		f->count++;
+		return f;
+	}
+	return fault_new(m, time, node, gpu, kind, code, sev, text, remedy);
 }
 
 static void close_one(struct model *m, struct fault *f, int64_t time, const char *why)
@@ -209,12 +228,66 @@ static void fault_on_sxid(struct model *m, const struct event *ev)
 				 : "watch the switch's links; drain if it repeats");
 }
 
+/* ---- XIDs waiting for their GPU's identity ---- */
+
+/* The open fault of this code that waits on node for the GPU at pci, or NULL. */
+static struct fault *waiting(const struct model *m, int32_t node, const char *pci, int32_t code)
+{
+	for (int32_t i = 0; i < m->nxid_wait; i++) {
+		const struct xid_wait *w = &m->xid_wait[i];
+		struct fault *f;
+
+		if (w->node == node && pci_same_device(w->pci, pci) && (f = model_fault(m, w->fault)) &&
+		    !f->close_time && f->code == code)
+			return f;
+	}
+	return NULL;
+}
+
+static void wait_add(struct model *m, const struct fault *f, const char *pci)
+{
+	struct xid_wait *w;
+
+	if (m->nxid_wait == XID_WAIT_MAX) {
+		memmove(m->xid_wait, m->xid_wait + 1, sizeof *m->xid_wait * (XID_WAIT_MAX - 1));
+		m->nxid_wait--;
+	}
+	m->xid_wait = xrealloc(m->xid_wait, sizeof *m->xid_wait * (size_t)(m->nxid_wait + 1));
+	w = &m->xid_wait[m->nxid_wait++];
+	memset(w, 0, sizeof *w);   /* whole: hashed as bytes */
+	w->fault = f->id;
+	w->node = f->node;
+	memcpy(w->pci, pci, strnlen(pci, sizeof w->pci - 1));
+}
+
+/* GPU gpu of node has said its identity: the faults waiting for its PCI
+ * address name it (and it has their XID as its last); waits whose fault is
+ * no longer kept go too. */
+void fault_on_gpu_identity(struct model *m, int32_t node, int32_t gpu)
+{
+	int32_t g = model_gpu(m, node, gpu), keep = 0;
+
+	for (int32_t i = 0; i < m->nxid_wait; i++) {
+		struct xid_wait w = m->xid_wait[i];
+		struct fault *f = model_fault(m, w.fault);
+
+		if (f && w.node == node && m->pci[g][0] && pci_same_device(m->pci[g], w.pci)) {
+			f->gpu = gpu;
+			m->last_xid[g] = f->code;
+		} else if (f) {
+			m->xid_wait[keep++] = w;
+		}
+	}
+	m->nxid_wait = keep;
+}
+
 void fault_on_xid(struct model *m, const struct event *ev)
 {
 	const struct ev_xid *e = &ev->u.xid;
 	const struct xid_info *x = xid_lookup(e->code);
 	char text[TEXT_MAX_LEN];
-	int32_t gpu = e->node >= 0 && e->gpu >= 0 && e->gpu < m->gpus_per_node ? e->gpu : -1;
+	int32_t gpu = e->gpu >= 0 && e->gpu < m->gpus_per_node ? e->gpu : -1;
+	struct fault *f;
 
 	if (e->node < 0 || e->node >= m->nnodes)
 		return;
@@ -222,11 +295,20 @@ void fault_on_xid(struct model *m, const struct event *ev)
 		fault_on_sxid(m, ev);
 		return;
 	}
+	if (gpu < 0)   /* the GPU's identity may have come since the line was read */
+		gpu = model_gpu_of_pci(m, e->node, e->pci);
 	if (gpu >= 0)
 		m->last_xid[model_gpu(m, e->node, gpu)] = e->code;
 	snprintf(text, sizeof text, "XID %d: %s%s%s", e->code, x->meaning, e->text && e->text[0] ? " -- " : "",
 		 e->text ? e->text : "");
-	fault_open(m, ev->time, e->node, gpu, x->kind, e->code, x->severity, text, x->remedy);
+	if (gpu >= 0 || !e->pci || !e->pci[0]) {
+		fault_open(m, ev->time, e->node, gpu, x->kind, e->code, x->severity, text, x->remedy);
+	} else if ((f = waiting(m, e->node, e->pci, e->code))) {
+		f->count++;   /* the same GPU again, still unnamed */
+	} else {
+		f = fault_new(m, ev->time, e->node, -1, x->kind, e->code, x->severity, text, x->remedy);
+		wait_add(m, f, e->pci);
+	}
 }
 
 static void ib_rules(struct model *m, const struct event *ev, struct ib_port *p, int32_t state_was, double secs)
@@ -378,6 +460,8 @@ uint64_t fault_hash(const struct model *m, uint64_t h)
 	h = hash_bytes(h, &m->next_burst_id, sizeof m->next_burst_id);
 	for (int32_t i = 0; i < m->nfaults; i++)
 		h = hash_bytes(h, &m->faults[i], sizeof m->faults[i]);
+	if (m->nxid_wait)   /* only while an XID waits: runs without one hash as before */
+		h = hash_bytes(h, m->xid_wait, sizeof *m->xid_wait * (size_t)m->nxid_wait);
 	return h;
 }
 

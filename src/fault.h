@@ -18,6 +18,8 @@
 #define IB_STATE_CODE IBC_COUNT  /* fault code for "port not ACTIVE" */
 
 void fault_on_xid(struct model *m, const struct event *ev);
+/* A GPU's identity (its pci.bus_id) became known: XIDs waiting for it name it. */
+void fault_on_gpu_identity(struct model *m, int32_t node, int32_t gpu);
 void fault_on_ib(struct model *m, const struct event *ev);
 void fault_on_parse_error(struct model *m, const struct event *ev);
 void fault_check_sample(struct model *m, const struct event *ev, int32_t g, int32_t old_ecc);

@@ -7,6 +7,7 @@
 #include "model.h"
 #include "nodeset.h"
 #include "fault.h"
+#include "probe/parse.h"
 
 void model_init(struct model *m)
 {
@@ -42,6 +43,7 @@ void model_free(struct model *m)
 	free(m->ports);
 	free_jobs(m);
 	free(m->faults);
+	free(m->xid_wait);
 	free(m->node_last_fault);
 	free(m->node_burst);
 	free(m->name_slots);
@@ -177,6 +179,21 @@ static void apply_gpu_info(struct model *m, const struct ev_gpu_info *e)
 	copy_str(m->pci[g], sizeof m->pci[g], e->pci);
 	if (e->name && e->name[0])   /* a query without "name" leaves it as it was */
 		copy_str(m->gpu_name[g], sizeof m->gpu_name[g], e->name);
+	if (m->nxid_wait)
+		fault_on_gpu_identity(m, e->node, e->gpu);
+}
+
+int32_t model_gpu_of_pci(const struct model *m, int32_t node, const char *pci)
+{
+	if (node < 0 || node >= m->nnodes || !pci || !pci[0])
+		return -1;
+	for (int32_t i = 0; i < m->gpus_per_node; i++) {
+		const char *p = m->pci[model_gpu(m, node, i)];
+
+		if (p[0] && pci_same_device(p, pci))
+			return i;
+	}
+	return -1;
 }
 
 static void apply_sample(struct model *m, const struct event *ev)

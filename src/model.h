@@ -32,6 +32,7 @@ enum severity { SEV_INFO, SEV_WARN, SEV_ERROR, SEV_CRITICAL };
 const char *fault_kind_name(enum fault_kind k);
 int fault_kind_from_name(const char *s);
 const char *severity_name(enum severity s);
+int severity_from_name(const char *s);   /* -1 if unknown */
 
 struct node {
 	char name[NAME_MAX_LEN];
@@ -87,6 +88,16 @@ struct fault {                    /* no padding: hashed as bytes */
 	char close_why[64];
 };
 
+/* An XID whose PCI address names no GPU the node has reported yet (the
+ * kernel log read on connect comes before nvidia-smi's first sample): its
+ * fault waits, GPU unknown, until a GPU with that pci.bus_id is reported. */
+struct xid_wait {                 /* no padding: hashed and keyframed as bytes */
+	uint32_t fault;               /* the fault's id */
+	int32_t node;
+	char pci[24];                 /* "0000:18:00", as the XID line said it */
+};
+#define XID_WAIT_MAX 1024         /* the oldest wait is dropped beyond */
+
 struct facility {
 	int known;
 	double facility_kw, it_kw, cooling_kw, pue;
@@ -116,6 +127,8 @@ struct model {
 	int32_t nfaults, faults_cap;  /* faults_cap: when closed ones are trimmed (fault.c) */
 	int32_t faults_alloc;         /* entries allocated, at most faults_cap */
 	uint32_t next_fault_id, next_burst_id;
+	struct xid_wait *xid_wait;    /* XIDs waiting for their GPU's identity, oldest first */
+	int32_t nxid_wait;
 	int64_t *node_last_fault;     /* nnodes: time of the node's last fault */
 	uint32_t *node_burst;         /* nnodes: its current burst id */
 	struct facility fac;
@@ -146,6 +159,9 @@ static inline int32_t model_gpu(const struct model *m, int32_t node, int32_t gpu
 {
 	return node * m->gpus_per_node + gpu;
 }
+/* The index on its node of the GPU whose pci.bus_id is this address (any
+ * form pci_normalize() reads; the function is ignored), or -1. */
+int32_t model_gpu_of_pci(const struct model *m, int32_t node, const char *pci);
 /* Counts used by the snapshot and the header. */
 int32_t model_running_jobs(const struct model *m);
 int32_t model_open_faults(const struct model *m);

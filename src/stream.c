@@ -126,21 +126,6 @@ static void nvsmi_line(struct stream *s, const char *line, size_t len, int64_t n
 
 /* ---- kernel log ---- */
 
-/* The GPU whose pci.bus_id is this address (domain, bus and device, in any
- * of the forms pci_normalize() reads), or -1. */
-static int32_t gpu_of_pci(const struct model *m, int32_t node, const char *pci)
-{
-	if (node < 0 || node >= m->nnodes || !pci[0])
-		return -1;
-	for (int32_t i = 0; i < m->gpus_per_node; i++) {
-		const char *p = m->pci[model_gpu(m, node, i)];
-
-		if (p[0] && pci_same_device(p, pci))
-			return i;
-	}
-	return -1;
-}
-
 static void xid_line(struct stream *s, const char *line, size_t len, int64_t now)
 {
 	struct xid_rec r;
@@ -157,7 +142,7 @@ static void xid_line(struct stream *s, const char *line, size_t len, int64_t now
 		return;   /* Severity / Data lines of the SXid event just emitted */
 	struct event ev = ev_new(s, EV_XID, now);
 
-	ev.u.xid = (struct ev_xid){s->node, r.sxid ? -1 : gpu_of_pci(s->model, s->node, r.pci), r.code, r.pid,
+	ev.u.xid = (struct ev_xid){s->node, r.sxid ? -1 : model_gpu_of_pci(s->model, s->node, r.pci), r.code, r.pid,
 				   r.pci, r.text, r.sxid, r.link, r.fatal};
 	s->records++;
 	trace("%s node %d code %d", r.sxid ? "sxid" : "xid", s->node, r.code);

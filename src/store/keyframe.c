@@ -25,6 +25,7 @@ static void put_signature(struct sbuf *b)
 	put_uvarint(b, sizeof(struct node));
 	put_uvarint(b, sizeof(struct ib_port));
 	put_uvarint(b, sizeof(struct fault));
+	put_uvarint(b, sizeof(struct xid_wait));
 	put_uvarint(b, sizeof(struct facility));
 	put_uvarint(b, sizeof(struct topo));
 	put_uvarint(b, sizeof(struct job));
@@ -244,6 +245,8 @@ void kf_encode(const struct model *m, const struct kf_pred *pred, struct sbuf *s
 	put_uvarint(dyn, (uint64_t)m->nfaults);
 	put_uvarint(dyn, (uint64_t)m->faults_cap);
 	put_structs(dyn, m->faults, (size_t)m->nfaults, sizeof *m->faults, tmp);
+	put_uvarint(dyn, (uint64_t)m->nxid_wait);
+	put_structs(dyn, m->xid_wait, (size_t)m->nxid_wait, sizeof *m->xid_wait, tmp);
 	put_facility(dyn, &m->fac, tmp);
 	free(tmp);
 }
@@ -398,7 +401,14 @@ static int get_faults(struct dec *d)
 	m->nfaults = (int32_t)n;
 	m->faults_alloc = (int32_t)n;
 	m->faults_cap = (int32_t)cap;
-	return get_structs(&d->r, m->faults, (size_t)n, sizeof *m->faults, d->tmp);
+	if (get_structs(&d->r, m->faults, (size_t)n, sizeof *m->faults, d->tmp) < 0)
+		return -1;
+	n = rd_uvarint(&d->r);   /* the XIDs waiting for their GPU */
+	if (d->r.err || n > XID_WAIT_MAX)
+		return -1;
+	m->xid_wait = xcalloc((size_t)n + 1, sizeof *m->xid_wait);
+	m->nxid_wait = (int32_t)n;
+	return get_structs(&d->r, m->xid_wait, (size_t)n, sizeof *m->xid_wait, d->tmp);
 }
 
 static int get_facility(struct dec *d)

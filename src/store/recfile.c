@@ -58,9 +58,11 @@ static int prepare(struct rec *r, char **err)
 		" status) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
 		"INSERT INTO faults(fault, tick, time, node, gpu, kind, code, severity, text, action) VALUES(?,?,?,?,?,?,?,?,?,?)",
 		"INSERT OR REPLACE INTO nodes(node, name, su, rack, gpus) VALUES(?,?,?,?,?)",
+		"UPDATE faults SET gpu = ? WHERE id = ? AND fault = ?",
 	};
 	sqlite3_stmt **out[] = {&r->st.event, &r->st.tick, &r->st.tail, &r->st.chunk, &r->st.del_tail,
-				&r->st.kf, &r->st.kfstatic, &r->st.action, &r->st.fault, &r->st.node};
+				&r->st.kf, &r->st.kfstatic, &r->st.action, &r->st.fault, &r->st.node,
+				&r->st.fault_gpu};
 
 	for (unsigned i = 0; i < ARRAY_LEN(sql); i++)
 		if (!(*out[i] = db_prep(r->db, sql[i], err)))
@@ -92,7 +94,8 @@ int rec_open_file(struct rec *r, const char *path, char **err)
 void rec_close_file(struct rec *r)
 {
 	sqlite3_stmt **all[] = {&r->st.event, &r->st.tick, &r->st.tail, &r->st.chunk, &r->st.del_tail,
-				&r->st.kf, &r->st.kfstatic, &r->st.action, &r->st.fault, &r->st.node};
+				&r->st.kf, &r->st.kfstatic, &r->st.action, &r->st.fault, &r->st.node,
+				&r->st.fault_gpu};
 
 	for (unsigned i = 0; i < ARRAY_LEN(all); i++) {
 		sqlite3_finalize(*all[i]);
@@ -117,6 +120,9 @@ void rec_close_file(struct rec *r)
 	free(r->hist.p);
 	free(r->hist_group);
 	free(r->undo);
+	free(r->wait);
+	r->wait = NULL;
+	r->nwait = 0;
 	r->hist.p = NULL;
 	r->hist_group = NULL;
 	r->undo = NULL;
@@ -161,7 +167,15 @@ void rec_keyframe(struct rec *r, const struct model *m, const struct kf_pred *pr
 	sbuf_free(&dyn);
 }
 
-static void write_fault(struct rec *r, const struct fault *f)
+static int xid_waits(const struct model *m, uint32_t id)
+{
+	for (int32_t i = 0; i < m->nxid_wait; i++)
+		if (m->xid_wait[i].fault == id)
+			return 1;
+	return 0;
+}
+
+static void write_fault(struct rec *r, const struct model *m, const struct fault *f)
 {
 	sqlite3_stmt *st = r->st.fault;
 
@@ -175,7 +189,10 @@ static void write_fault(struct rec *r, const struct fault *f)
 	sqlite3_bind_text(st, 8, severity_name(f->severity), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 9, f->text, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 10, f->remedy, -1, SQLITE_STATIC);
-	rec_step(r, st, "faults");
+	if (rec_step(r, st, "faults") == 0 && f->gpu < 0 && xid_waits(m, f->id)) {
+		r->wait = xrealloc(r->wait, sizeof *r->wait * (size_t)(r->nwait + 1));
+		r->wait[r->nwait++] = (struct rec_wait){f->id, sqlite3_last_insert_rowid(r->db)};
+	}
 }
 
 /* The faults opened since the last call (ids from fault_mark on). */
@@ -188,8 +205,31 @@ void rec_faults(struct rec *r, const struct model *m)
 	while (i > 0 && m->faults[i - 1].id >= r->fault_mark)
 		i--;
 	for (; i < m->nfaults && !r->down && !r->failed && r->have_group; i++)
-		write_fault(r, &m->faults[i]);
+		write_fault(r, m, &m->faults[i]);
 	r->fault_mark = m->next_fault_id;
+}
+
+/* A fault written while its XID waited for the GPU's identity names the GPU
+ * in its row once the model's fault does, so that the log says what a replay
+ * shows. */
+void rec_fault_gpus(struct rec *r, const struct model *m)
+{
+	sqlite3_stmt *st = r->st.fault_gpu;
+	int32_t keep = 0;
+
+	for (int32_t i = 0; i < r->nwait; i++) {
+		const struct fault *f = model_fault(m, r->wait[i].fault);
+
+		if (f && f->gpu >= 0 && !r->down && !r->failed) {
+			sqlite3_bind_int(st, 1, f->gpu);
+			sqlite3_bind_int64(st, 2, r->wait[i].row);
+			sqlite3_bind_int64(st, 3, f->id);
+			rec_step(r, st, "faults");
+		} else if (f && xid_waits(m, f->id)) {
+			r->wait[keep++] = r->wait[i];
+		}
+	}
+	r->nwait = keep;
 }
 
 /* The cluster's inventory from the model: the meta rows and node names

@@ -397,6 +397,8 @@ void rec_event(struct rec *r, const struct event *ev)
 		write_event(r, ev, seq);
 	if (r->app && r->app->model.next_fault_id != r->fault_mark)
 		rec_faults(r, &r->app->model);
+	if (ev->type == EV_GPU_INFO && r->nwait && r->app)
+		rec_fault_gpus(r, &r->app->model);
 }
 
 /* Commits the last group, the closed window's chunks not yet written and

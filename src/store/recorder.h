@@ -14,7 +14,7 @@
 #define SPREAD_TICKS 30           /* a closed window's chunks are written over this many ticks */
 
 struct rec_stmts {
-	sqlite3_stmt *event, *tick, *tail, *chunk, *del_tail, *kf, *kfstatic, *action, *fault, *node;
+	sqlite3_stmt *event, *tick, *tail, *chunk, *del_tail, *kf, *kfstatic, *action, *fault, *node, *fault_gpu;
 };
 
 struct rec {
@@ -40,6 +40,11 @@ struct rec {
 	int canonical;
 	uint64_t last_key;
 	uint32_t fault_mark;          /* model's next_fault_id already recorded */
+	struct rec_wait {             /* faults written while their XID waited for its GPU */
+		uint32_t fault;
+		int64_t row;              /* their row in `faults` */
+	} *wait;
+	int32_t nwait;
 	int nopack;
 	/* the window of packed events */
 	int have_win, topo_changed;
@@ -89,6 +94,7 @@ void rec_fail(struct rec *r, const char *what);
 int rec_step(struct rec *r, sqlite3_stmt *st, const char *what);   /* 0, or -1 (failed) */
 void rec_keyframe(struct rec *r, const struct model *m, const struct kf_pred *pred);
 void rec_faults(struct rec *r, const struct model *m);
+void rec_fault_gpus(struct rec *r, const struct model *m);   /* after a GPU's identity */
 void rec_nodes_from_model(struct rec *r, const struct model *m);
 void rec_inventory(struct rec *r, const struct model *m);           /* meta rows and nodes */
 /* recorder.c */

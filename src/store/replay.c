@@ -20,6 +20,8 @@ struct replay {
 	int64_t wall0, t0;            /* play origin: monotonic clock and recording time */
 	int downsampled;
 	int warned_kf;
+	uint64_t jumps;               /* the model replaced, not continued (replay_jumps) */
+	uint64_t rec_from, rec_to;    /* the bus's numbers of the events read from the file */
 };
 
 static int replay_start(struct source *src, const char *args, char **err);
@@ -60,9 +62,13 @@ static void emit(void *ctx, const struct event *ev)
 static int apply_group(struct replay *rp, const struct tick_row *tr, int64_t from_seq, char **err)
 {
 	struct myriad *app = rp->app;
+	uint64_t from = app->bus.emitted;
 
 	if (reader_group(&rp->rd, tr, from_seq, emit, &app->bus, err) < 0)
 		return -1;
+	if (from != rp->rec_to)   /* groups emitted back to back (within a running flush) join */
+		rp->rec_from = from;
+	rp->rec_to = app->bus.emitted;
 	bus_flush(&app->bus);
 	rp->pos = tr->tick;
 	rp->pos_time = tr->time;
@@ -86,11 +92,13 @@ static void fresh_model(struct replay *rp)
  * fresh model when there is none). */
 static int restore(struct replay *rp, int64_t g, char **err)
 {
-	int64_t k = -1;
+	int64_t k = -1, next = rp->have_pos ? rp->pos + 1 : -1;
 	char *why = NULL;
 	int rc = reader_keyframe(&rp->rd, g, &rp->app->model, &k, &why);
 	struct tick_row tr;
 
+	if (rc != 0 || k != next)   /* not the group that comes next: a jump */
+		rp->jumps++;
 	if (rc < 0) {
 		if (!rp->warned_kf++) {
 			char *msg = xasprintf("replay: %s; replaying from the start instead", why);
@@ -417,6 +425,30 @@ int replay_position(const struct myriad *app, int64_t *group)
 		return -1;
 	*group = rp->pos;
 	return 0;
+}
+
+uint64_t replay_jumps(const struct myriad *app)
+{
+	struct replay *rp = replay_of(app);
+
+	return rp ? rp->jumps : 0;
+}
+
+int replay_delivering_recorded(const struct myriad *app)
+{
+	struct replay *rp = replay_of(app);
+
+	return rp && app->bus.flushing && app->bus.current >= rp->rec_from && app->bus.current < rp->rec_to;
+}
+
+struct reader *replay_reader(const struct myriad *app, int64_t *pos)
+{
+	struct replay *rp = replay_of(app);
+
+	if (!rp || !rp->have_pos)
+		return NULL;
+	*pos = rp->pos;
+	return &rp->rd;
 }
 
 const char *replay_path(const struct myriad *app)

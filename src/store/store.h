@@ -70,6 +70,26 @@ void replay_pump(struct myriad *app);
 /* The recording's time of "+SECONDS" or an ISO time, as us. 0, or -1 with
  * *err (also when it lies outside the recording). */
 int replay_parse_when(const struct myriad *app, const char *when, int64_t *t_us, char **err);
+/* How many times the replay's model was replaced rather than continued (a
+ * seek back, a seek forward past a keyframe, the first group): what was
+ * built from the events the replay delivered (the console's log) is built
+ * again from the recording (replay_log) when this moves. */
+uint64_t replay_jumps(const struct myriad *app);
+/* 1 while the bus delivers an event read from the recording; 0 for one of
+ * this run (a notice, a refused action, what a hook emits). */
+int replay_delivering_recorded(const struct myriad *app);
+/* What the recording says happened up to the replay's position, oldest
+ * first, as the log panel shows it: the recorded events of the types in
+ * mask (BUS_MASK bits) through fn_event, and the faults opened (the faults
+ * table, the GPU as it was later named) through fn_fault, in the order of
+ * their ticks and times; the audit's rows (actions table) from before the
+ * first tick the recording keeps come first, as EV_ACTION events. `tick` is
+ * each one's group. 0, or -1 with *err. */
+struct replay_log_fns {
+	void (*event)(void *ctx, int64_t tick, const struct event *ev);
+	void (*fault)(void *ctx, int64_t tick, const struct fault *f);
+};
+int replay_log(const struct myriad *app, uint32_t mask, const struct replay_log_fns *fns, void *ctx, char **err);
 
 /* ---- queries ---- */
 /* Runs a read-only SQL query on the current recording; rows via fn

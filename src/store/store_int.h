@@ -126,6 +126,9 @@ int replay_goto(struct myriad *app, int64_t group, char **err);     /* the model
 int replay_through(struct myriad *app, int64_t group, char **err);  /* apply on up to group */
 int replay_position(const struct myriad *app, int64_t *group);      /* -1 before the first */
 const char *replay_path(const struct myriad *app);
+/* The replay's reader and its position (the last group applied); NULL
+ * before the first group or when not replaying (replaylog.c). */
+struct reader *replay_reader(const struct myriad *app, int64_t *pos);
 
 /* ---- export.c ---- */
 enum export_fmt { EXPORT_CSV, EXPORT_JSONL, EXPORT_OPENMETRICS };

@@ -1,7 +1,7 @@
 /*
  * console.c - the full-screen console's state: the panels, the bus
- * subscription that feeds the log panel and marks panels dirty, key dispatch
- * through the key tables, the message line. Its life in the one event loop
+ * subscription that marks panels dirty and feeds the log panel (logfeed.c),
+ * key dispatch through the key tables, the message line. Its life in the one event loop
  * (terminal input, the clock's ticks, SIGWINCH, the before-sleep redraw) and
  * the API of ui.h are in run.c.
  *
@@ -17,8 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "ui_int.h"
-#include "../fault.h"
-#include "../stream.h"
 #include "../tcl/tcl.h"
 
 static const struct panel_ops *const all_panels[NPANELS] = {
@@ -45,182 +43,16 @@ void console_set_message(struct console *c, int role, const char *fmt, ...)
 	c->dirty |= DIRTY_STATUS;
 }
 
-/* ---- the log ring ---- */
-
-void console_log(struct console *c, int role, const char *kind, const char *fmt, ...)
-{
-	char buf[1024];
-	struct log_line *l;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (c->log_n == LOG_CAP) {
-		l = &c->log[c->log_head];
-		free(l->text);
-		c->log_head = (c->log_head + 1) % LOG_CAP;
-		c->log_n--;
-	}
-	l = &c->log[(c->log_head + c->log_n) % LOG_CAP];
-	c->log_n++;
-	c->log_seq++;
-	l->time = c->app->model.time;
-	l->role = (uint8_t)role;
-	snprintf(l->kind, sizeof l->kind, "%s", kind);
-	l->text = xmalloc(strlen(buf) + 1);
-	text_sanitize(l->text, strlen(buf) + 1, buf);
-	if (c->cur == console_panel_index("log"))
-		c->dirty |= DIRTY_PANEL;
-}
-
-const struct log_line *console_log_at(const struct console *c, int i)
-{
-	if (i < 0 || i >= c->log_n)
-		return NULL;
-	return &c->log[(c->log_head + i) % LOG_CAP];
-}
-
 /* ---- events from the bus ---- */
-
-static void log_new_faults(struct console *c)
-{
-	const struct model *m = &c->app->model;
-
-	for (; c->seen_fault_id < m->next_fault_id; c->seen_fault_id++) {
-		const struct fault *f = model_fault(m, c->seen_fault_id);
-		char where[80];
-
-		if (!f)
-			continue;
-		fault_where(m, f, where, sizeof where);
-		console_log(c, severity_role(f->severity), "fault", "#%u %s %s %s -> %s", f->id, where,
-			    fault_kind_name(f->kind), f->text, f->remedy);
-	}
-}
-
-static void track_nodes(struct console *c)
-{
-	const struct model *m = &c->app->model;
-
-	if (c->nnodes_seen == m->nnodes)
-		return;
-	c->node_flags = xrealloc(c->node_flags, sizeof *c->node_flags * (size_t)(m->nnodes + 1));
-	for (int32_t i = c->nnodes_seen; i < m->nnodes; i++)
-		c->node_flags[i] = m->nodes[i].flags;
-	c->nnodes_seen = m->nnodes;
-}
-
-static void on_node_state(struct console *c, const struct ev_node_state *e)
-{
-	const struct model *m = &c->app->model;
-	const struct node *n;
-
-	track_nodes(c);
-	if (e->node < 0 || e->node >= c->nnodes_seen)
-		return;
-	n = &m->nodes[e->node];
-	if ((n->flags ^ c->node_flags[e->node]) & NODE_F_DRAIN) {
-		if (n->flags & NODE_F_DRAIN)
-			console_log(c, R_WARN, "node", "%s drained: %s%s%s", n->name, n->reason,
-				    n->reason_who[0] ? " by " : "", n->reason_who);
-		else
-			console_log(c, R_GOOD, "node", "%s back in service", n->name);
-	}
-	c->node_flags[e->node] = n->flags;
-}
-
-/* The audit trail: the request in full, then one short line per phase. */
-static void on_action(struct console *c, const struct ev_action *a)
-{
-	const char *detail = a->detail && a->detail[0] ? a->detail : NULL;
-	int confirm = a->status && !strcmp(a->status, "confirm");
-
-	switch (a->phase) {
-	case ACT_REQUESTED:
-		console_log(c, R_INFO, "action", "#%u %s %s %s%s%s%s", a->id, a->verb ? a->verb : "",
-			    a->target ? a->target : "", a->args ? a->args : "", a->who && a->who[0] ? "  by " : "",
-			    a->who ? a->who : "", a->dry_run ? "  (dry run)" : "");
-		break;
-	case ACT_DECIDED:
-		console_log(c, a->ok ? R_GOOD : confirm ? R_WARN : R_ERR, "action", "#%u %s%s%s", a->id,
-			    a->ok ? (a->dry_run ? "dry run" : "allowed") : confirm ? "held" : "refused",
-			    detail ? ": " : "", detail ? detail : "");
-		break;
-	case ACT_SENT:
-		console_log(c, R_INFO, "action", "#%u sent%s%s", a->id, detail ? " to " : "", detail ? detail : "");
-		break;
-	case ACT_RESULT:
-		console_log(c, a->ok ? R_GOOD : R_ERR, "action", "#%u %s%s%s", a->id,
-			    a->status && a->status[0] ? a->status : a->ok ? "done" : "failed", detail ? ": " : "",
-			    detail ? detail : "");
-		if (!a->ok)
-			console_set_message(c, R_ERROR, "%s %s: %s: %s", a->verb ? a->verb : "", a->target ? a->target : "",
-					    a->status ? a->status : "failed", detail ? detail : "");
-		break;
-	default:
-		break;
-	}
-}
 
 static void console_event(void *ctx, const struct event *ev)
 {
 	struct console *c = ctx;
-	const struct model *m = &c->app->model;
 
 	c->dirty |= DIRTY_PANEL | DIRTY_HEADER;
-	switch (ev->type) {
-	case EV_TICK:
-		c->parse_errors_this_tick = 0;
+	if (ev->type == EV_TICK)
 		c->dirty |= DIRTY_STATUS;
-		break;
-	case EV_NODE:
-		track_nodes(c);
-		break;
-	case EV_NODE_STATE:
-		on_node_state(c, &ev->u.node_state);
-		break;
-	case EV_FAULT_ACK:
-		console_log(c, R_ACKED, "fault", "#%u acknowledged by %s%s%s", ev->u.fault_ack.id,
-			    ev->u.fault_ack.who ? ev->u.fault_ack.who : "?", ev->u.fault_ack.note ? ": " : "",
-			    ev->u.fault_ack.note ? ev->u.fault_ack.note : "");
-		break;
-	case EV_FAULT_CLOSE:
-		console_log(c, R_INFO, "fault", "#%u closed: %s", ev->u.fault_close.id,
-			    ev->u.fault_close.why ? ev->u.fault_close.why : "");
-		break;
-	case EV_CONN:
-		console_log(c, ev->u.conn.state == CONN_UP ? R_GOOD : R_WARN, "conn", "%s: %s%s%s",
-			    ev->u.conn.host ? ev->u.conn.host : "?", conn_state_name(ev->u.conn.state),
-			    ev->u.conn.detail && ev->u.conn.detail[0] ? " -- " : "",
-			    ev->u.conn.detail ? ev->u.conn.detail : "");
-		break;
-	case EV_PARSE_ERROR:
-		if (c->parse_errors_this_tick++ < 5)
-			console_log(c, R_WARN, "parse", "%s from %s: %s: %.80s", fmt_name(ev->u.parse_error.fmt),
-				    ev->u.parse_error.node >= 0 && ev->u.parse_error.node < m->nnodes
-					    ? m->nodes[ev->u.parse_error.node].name : (ev->source ? ev->source : "?"),
-				    ev->u.parse_error.error ? ev->u.parse_error.error : "",
-				    ev->u.parse_error.excerpt ? ev->u.parse_error.excerpt : "");
-		break;
-	case EV_ACTION:
-		on_action(c, &ev->u.action);
-		break;
-	case EV_MARK:
-		console_log(c, R_INFO, "mark", "%s: %s", ev->u.mark.who ? ev->u.mark.who : "?",
-			    ev->u.mark.text ? ev->u.mark.text : "");
-		break;
-	case EV_NOTICE:
-		console_log(c, ev->u.notice.level >= 2 ? R_ERR : ev->u.notice.level ? R_WARN : R_INFO,
-			    ev->u.notice.who ? ev->u.notice.who : "note", "%s", ev->u.notice.text ? ev->u.notice.text : "");
-		if (ev->u.notice.level >= 2)
-			console_set_message(c, R_ERROR, "%s", ev->u.notice.text ? ev->u.notice.text : "");
-		break;
-	default:
-		break;
-	}
-	if (m->next_fault_id != c->seen_fault_id)
-		log_new_faults(c);
+	console_log_event(c, ev);
 }
 
 /* ---- construction ---- */
@@ -242,7 +74,6 @@ struct console *console_new(struct myriad *app, const struct cli_opts *o, int w,
 	c->seen_fault_id = app->model.next_fault_id;
 	c->node_sel = 0;
 	c->ticks_left = o && o->ticks >= 0 ? o->ticks : -1;
-	track_nodes(c);
 	for (int i = 0; i < NPANELS; i++)
 		c->st[i] = c->ops[i]->init(c);
 	c->bus_sub = bus_subscribe(&app->bus, BUS_ALL, console_event, c);

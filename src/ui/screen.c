@@ -344,7 +344,10 @@ static void draw_panel(struct console *c, const struct view *v)
 void console_draw(struct console *c, int all)
 {
 	struct view v = grid_view(&c->grid);
-	unsigned d = all ? DIRTY_ALL : c->dirty;
+	unsigned d;
+
+	console_log_sync(c);
+	d = all ? DIRTY_ALL : c->dirty;
 
 	c->dirty = 0;
 	if (c->w < MIN_W || c->h < MIN_H) {

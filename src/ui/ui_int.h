@@ -60,8 +60,9 @@ extern const struct panel_ops panel_utilization, panel_topology, panel_power, pa
 
 /* The log ring: events, command output and the audit trail. */
 struct log_line {
-	int64_t time;          /* cluster time, us */
+	int64_t time;          /* cluster time, us: the event's or the fault's own */
 	uint8_t role;
+	uint8_t recorded;      /* made from an event a replay read from its recording */
 	char kind[10];         /* "fault", "action", "cmd", "out", "node", ... */
 	char *text;            /* sanitised, owned */
 };
@@ -114,6 +115,8 @@ struct console {
 	struct log_line *log;
 	int log_head, log_n;
 	uint64_t log_seq;      /* lines ever added (panels notice news) */
+	uint64_t replay_jumps; /* replay_jumps() as the log last saw it */
+	int log_rebuild;       /* the replay jumped: the log is made again before it is drawn */
 	int bus_sub;
 	uint32_t seen_fault_id;
 	uint32_t *node_flags;  /* last NODE_F_* seen per node, for the log */
@@ -138,6 +141,9 @@ void console_quit(struct console *c);   /* leaves the loop after this iteration 
 int console_panel_index(const char *name);
 void console_log(struct console *c, int role, const char *kind, const char *fmt, ...) PRINTF_LIKE(4, 5);
 const struct log_line *console_log_at(const struct console *c, int i);   /* 0 = oldest */
+/* ---- logfeed.c ---- */
+void console_log_event(struct console *c, const struct event *ev);   /* the bus's event, after the model */
+void console_log_sync(struct console *c);   /* before drawing: a replay's jump remakes the log */
 /* Draws everything into the grid (what is dirty, or all). */
 void console_draw(struct console *c, int all);
 /* Feeds one key (UK_* or a code point) as the terminal would. */
