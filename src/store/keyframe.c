@@ -262,9 +262,20 @@ struct dec {
 	struct rd r;
 	struct model *m;
 	struct arena *a;
-	int64_t *tmp;
+	int64_t *tmp;              /* a column being decoded: ntmp entries */
+	size_t ntmp;
 	const struct kf_pred *pred;
 };
+
+/* Makes d->tmp hold n entries (a count read from the file, already checked
+ * against what the blob can hold). */
+static void tmp_fit(struct dec *d, size_t n)
+{
+	if (n + 1 > d->ntmp) {
+		d->ntmp = n + 1;
+		d->tmp = xrealloc(d->tmp, sizeof *d->tmp * d->ntmp);
+	}
+}
 
 static const char *get_str(struct dec *d)
 {
@@ -401,6 +412,7 @@ static int get_faults(struct dec *d)
 	m->nfaults = (int32_t)n;
 	m->faults_alloc = (int32_t)n;
 	m->faults_cap = (int32_t)cap;
+	tmp_fit(d, (size_t)MAX(n, (uint64_t)XID_WAIT_MAX));
 	if (get_structs(&d->r, m->faults, (size_t)n, sizeof *m->faults, d->tmp) < 0)
 		return -1;
 	n = rd_uvarint(&d->r);   /* the XIDs waiting for their GPU */
@@ -481,7 +493,7 @@ static int decode(struct dec *d, const void *stat, size_t slen)
 		    topo_build(&built, topo.nodes, topo.nodes_per_su, topo.gpus_per_node) < 0 ||
 		    memcmp(&built, &topo, sizeof topo))
 			return -1;
-		d->tmp = xmalloc(sizeof *d->tmp * (size_t)(MAX(topo.gpus, topo.nodes * topo.rails) + PUE_HISTORY + 1));
+		tmp_fit(d, (size_t)(MAX(topo.gpus, topo.nodes * topo.rails) + PUE_HISTORY));
 		int rc;
 
 		if (topo.nodes != v[0] || get_inventory(d, cluster, &topo) < 0 || get_jobs(d) < 0 || get_per_gpu(d) < 0)
@@ -489,7 +501,7 @@ static int decode(struct dec *d, const void *stat, size_t slen)
 		if ((rc = get_nodes_rest(d)) < 0 || get_static(m, stat, slen, d->tmp) < 0)
 			return rc < 0 ? rc : -1;
 	} else {
-		d->tmp = xmalloc(sizeof *d->tmp * (PUE_HISTORY + 1));
+		tmp_fit(d, PUE_HISTORY);
 		snprintf(m->cluster, sizeof m->cluster, "%s", cluster);
 	}
 	if (get_faults(d) < 0 || get_facility(d) < 0)
@@ -504,7 +516,7 @@ int kf_decode(struct model *m, const struct kf_pred *pred, const void *stat, siz
 	      size_t dlen, char **err)
 {
 	struct arena a = {0};
-	struct dec d = {rd_make(dyn, dlen), m, &a, NULL, pred};
+	struct dec d = {rd_make(dyn, dlen), m, &a, NULL, 0, pred};
 	int rc;
 
 	model_free(m);

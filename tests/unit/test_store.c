@@ -56,6 +56,41 @@ TEST(store_keyframe_restores_the_model_and_its_future)
 	app_free(&app);
 }
 
+/* A small cluster may hold more faults than it has GPUs and ports: the
+ * decoder's column buffer must grow to the fault count (it was sized by the
+ * topology, and a keyframe of 256 GPUs with 6,000 faults wrote past it). */
+TEST(store_keyframe_of_more_faults_than_gpus)
+{
+	struct myriad app;
+	struct model m;
+	struct sbuf st = {0}, dyn = {0};
+	char *err = NULL;
+	int32_t n0;
+
+	app_init(&app);
+	CHECK(app_add_source(&app, "sim", "gpus=256,seed=11,accel=20000", &err) == 0);
+	for (int i = 0; i < 200; i++)
+		app_tick(&app);
+	n0 = app.model.nfaults;
+	CHECK(n0 > 0);
+	app.model.faults = xrealloc(app.model.faults, sizeof *app.model.faults * 6000);
+	for (int32_t i = n0; i < 6000; i++) {
+		app.model.faults[i] = app.model.faults[i % n0];
+		app.model.faults[i].id = app.model.next_fault_id++;
+	}
+	app.model.nfaults = app.model.faults_alloc = 6000;
+	app.model.faults_cap = 8192;
+	kf_encode(&app.model, NULL, &st, &dyn);
+	model_init(&m);
+	CHECK(kf_decode(&m, NULL, st.s, st.len, dyn.s, dyn.len, &err) == 0);
+	CHECK_INT(m.nfaults, 6000);
+	CHECK_INT(model_hash(&m), model_hash(&app.model));
+	model_free(&m);
+	sbuf_free(&st);
+	sbuf_free(&dyn);
+	app_free(&app);
+}
+
 /* ---- every event, exactly ---- */
 
 struct capture {
