@@ -19,9 +19,18 @@
 #include "ui/filter.h"
 #include "fault.h"
 
-enum { M_UTIL, M_TEMP, M_POWER, M_MEM, M_COUNT };
-static const char *const metric_names[M_COUNT] = {"utilization %", "temperature C", "power / limit", "memory used"};
-static const char *const metric_range[M_COUNT][2] = {{"0", "100%"}, {"30", "90 C"}, {"0", "100%"}, {"0", "100%"}};
+enum { M_UTIL, M_TEMP, M_POWER, M_MEM, M_ERRORS, M_COUNT };
+static const char *const metric_names[M_COUNT] = {"utilization %", "temperature C", "power / limit", "memory used",
+						  "ECC errors, XID"};
+static const char *const metric_range[M_COUNT][2] = {{"0", "100%"}, {"30", "90 C"}, {"0", "100%"}, {"0", "100%"},
+						     {"0", "64+"}};
+/* A legend swatch's label: the values of level l. */
+static const struct { int lo, hi; const char *unit; } metric_scale[M_COUNT] = {
+	{0, 100, "%"}, {30, 90, " C"}, {0, 100, "%"}, {0, 100, "%"}, {0, 0, ""},
+};
+/* What the ranked view (w) puts first for each colour. */
+static const enum rank_by metric_rank[M_COUNT] = {RANK_IDLE, RANK_HOT, RANK_POWER, RANK_MEM, RANK_ERRORS};
+#define RANK_ROWS 500
 
 struct util {
 	struct console *c;
@@ -29,6 +38,10 @@ struct util {
 	int32_t cursor;
 	char filter[128];
 	struct node_filter sel;    /* what the filter selects, read every frame */
+	int ranked;                /* the worst GPUs as a list (w), not the map */
+	struct rank_row *rank;     /* RANK_ROWS */
+	int nrank;
+	struct list rl;            /* the ranked list's cursor */
 	int gpu_view, per_row, band_h, top_band, bands, grid_w, rows_per_node;
 	int single;                /* node view: one SU per row segment (a whole cell per node), no pairs */
 	int16_t *nx, *ny;          /* per node: column, first row (half rows in node view) */
@@ -48,6 +61,7 @@ static void util_free(void *st)
 	struct util *u = st;
 
 	filter_done(&u->sel);
+	free(u->rank);
 	free(u->nx);
 	free(u->ny);
 	free(u);
@@ -79,6 +93,14 @@ static int level(const struct model *m, int metric, int32_t g)
 		lim = m->met[MET_MEM_TOTAL][g];
 		f = lim > 0 && lim != MET_UNKNOWN ? v / (double)lim : 0;
 		break;
+	case M_ERRORS:   /* none: level 0; an XID or 1 ECC error: 1; then doubling */
+		v = m->met[MET_ECC_UNCORR][g];
+		if (v == MET_UNKNOWN && !m->last_xid[g])
+			return -1;
+		v = (v == MET_UNKNOWN ? 0 : v) + (m->last_xid[g] != 0);
+		for (f = 0; v >> (int)f && f < HEAT_LEVELS - 1; f++)
+			;
+		return (int)f;
 	default:
 		v = m->met[MET_UTIL][g];
 		f = v / 100.0;
@@ -86,6 +108,12 @@ static int level(const struct model *m, int metric, int32_t g)
 	if (v == MET_UNKNOWN)
 		return -1;
 	return (int)(MAX(0.0, MIN(0.999, f)) * HEAT_LEVELS);
+}
+
+/* Level l of the colour ramp: temperature has its own (hot), the others heat. */
+static int ramp(const struct util *u, int l)
+{
+	return (u->metric == M_TEMP ? R_HOT0 : R_HEAT0) + l;
 }
 
 static int state_role(int s)
@@ -186,7 +214,7 @@ static int gpu_role(struct util *u, const uint8_t *gs, int32_t node, int32_t g, 
 		s = GS_NONE;
 	if (!filter_node(&u->sel, node))
 		return R_GPU_DIMMED;
-	return s == GS_OK ? R_HEAT0 + *lvl : state_role(s);
+	return s == GS_OK ? ramp(u, *lvl) : state_role(s);
 }
 
 static void draw_gpu_view(struct util *u, const struct view *v, int y0, int rows)
@@ -216,7 +244,7 @@ static void draw_gpu_view(struct util *u, const struct view *v, int y0, int rows
 				int lv = MAX(l0, bot ? l1 : 0);
 
 				view_cell(v, u->nx[i], y + 1 + r, glyph_of(s, MAX(lv, 0)),
-					  s == GS_OK ? R_HEAT0 + MAX(lv, 0) : state_role(s), 0);
+					  s == GS_OK ? ramp(u, MAX(lv, 0)) : state_role(s), 0);
 			}
 		}
 	}
@@ -267,7 +295,7 @@ static void draw_node_view(struct util *u, const struct view *v, int y0, int row
 		}
 	for (int32_t i = 0; i < m->nnodes; i++) {
 		int y = y0 + u->ny[i] / 2 - u->top_band, lvl, s = node_cell(u, gs, i, &lvl);
-		int role = !filter_node(&u->sel, i) ? R_GPU_DIMMED : s == GS_OK ? R_HEAT0 + lvl : state_role(s);
+		int role = !filter_node(&u->sel, i) ? R_GPU_DIMMED : s == GS_OK ? ramp(u, lvl) : state_role(s);
 		int32_t other = u->ny[i] % 2 ? i - n : i + n;
 		int orole = 0, olvl = 0, os = GS_OK;
 
@@ -281,7 +309,7 @@ static void draw_node_view(struct util *u, const struct view *v, int y0, int row
 		}
 		if (other >= 0 && other < m->nnodes && u->ny[other] / 2 == u->ny[i] / 2) {
 			os = node_cell(u, gs, other, &olvl);
-			orole = !filter_node(&u->sel, other) ? R_GPU_DIMMED : os == GS_OK ? R_HEAT0 + olvl : state_role(os);
+			orole = !filter_node(&u->sel, other) ? R_GPU_DIMMED : os == GS_OK ? ramp(u, olvl) : state_role(os);
 			if (other == u->cursor)
 				orole = R_CURSOR;
 		}
@@ -292,7 +320,7 @@ static void draw_node_view(struct util *u, const struct view *v, int y0, int row
 
 			view_cell(v, u->nx[i], y, glyph_of(ws, MAX(lvl, olvl)),
 				  i == u->cursor || other == u->cursor ? R_CURSOR
-				  : ws == GS_OK ? R_HEAT0 + MAX(lvl, olvl) : state_role(ws), 0);
+				  : ws == GS_OK ? ramp(u, MAX(lvl, olvl)) : state_role(ws), 0);
 		}
 	}
 }
@@ -342,7 +370,7 @@ static int legend(struct util *u, const struct view *v, int x, int y, int w, con
 	if (w < 24) {   /* one line */
 		x += view_textf(v, x, y, -1, R_LABEL, "%s %s", metric_names[u->metric], metric_range[u->metric][0]);
 		for (int l = 0; l < HEAT_LEVELS; l++)
-			view_cell(v, ++x, y, u->c->theme.colour && text_utf8 ? 0x2588 : glyph_of(GS_OK, l), R_HEAT0 + l, 0);
+			view_cell(v, ++x, y, u->c->theme.colour && text_utf8 ? 0x2588 : glyph_of(GS_OK, l), ramp(u, l), 0);
 		x += 1 + view_textf(v, x + 1, y, -1, R_LABEL, "%s", metric_range[u->metric][1]) + 2;
 		for (unsigned i = 0; i < ARRAY_LEN(st); i++) {
 			snprintf(buf, sizeof buf, "%s %d", st[i].name, k->st[st[i].state]);
@@ -352,11 +380,16 @@ static int legend(struct util *u, const struct view *v, int x, int y, int w, con
 	}
 	view_text(v, x, y++, w, R_COLHEAD, metric_names[u->metric]);
 	for (int l = 0; l < HEAT_LEVELS; l++) {
-		snprintf(buf, sizeof buf, "%3d-%d%%", l * 100 / HEAT_LEVELS, (l + 1) * 100 / HEAT_LEVELS);
-		swatch(u, v, x + (l % 2) * (w / 2), y + l / 2, R_HEAT0 + l, GS_OK, l, u->metric == M_TEMP ? "" : buf);
+		int lo = metric_scale[u->metric].lo, span = metric_scale[u->metric].hi - lo;
+
+		if (u->metric == M_ERRORS)   /* 0, 1, 2-3, 4-7, ... 64+ */
+			snprintf(buf, sizeof buf, l == 0 ? "none" : l == HEAT_LEVELS - 1 ? "%d+" : l == 1 ? "%d" : "%d-%d",
+				 l ? 1 << (l - 1) : 0, (1 << l) - 1);
+		else
+			snprintf(buf, sizeof buf, "%d-%d%s", lo + l * span / HEAT_LEVELS, lo + (l + 1) * span / HEAT_LEVELS,
+				 metric_scale[u->metric].unit);
+		swatch(u, v, x + (l % 2) * (w / 2), y + l / 2, ramp(u, l), GS_OK, l, buf);
 	}
-	if (u->metric == M_TEMP)
-		view_textf(v, x + 4, y + 1, w - 4, R_LABEL, "30 C ... 90 C");
 	y += HEAT_LEVELS / 2 + 1;
 	view_text(v, x, y++, w, R_COLHEAD, "GPUs by state");
 	for (unsigned i = 0; i < ARRAY_LEN(st); i++) {
@@ -450,31 +483,77 @@ static void follow_cursor(struct util *u, int rows)
 	u->top_band = MAX(0, MIN(u->top_band, u->bands - vis));
 }
 
-/* The newest open faults of the cluster, in the rows left at the bottom. */
-static void recent_faults(struct util *u, const struct view *v, int y, int h)
+static void fault_row(const struct model *m, const struct fault *f, const struct view *v, int y)
+{
+	char t[16], where[80];
+
+	fmt_clock(f->time, t, sizeof t);
+	fault_where(m, f, where, sizeof where);
+	view_text(v, 2, y, 8, R_DIM, t);
+	view_field(v, 11, y, 10, 0, R_NORMAL, where);
+	view_field(v, 22, y, 9, 0, f->ack_time ? R_ACKED : severity_role(f->severity), severity_name(f->severity));
+	view_text(v, 32, y, -1, f->ack_time ? R_ACKED : R_NORMAL, f->text);
+}
+
+/* The worst open faults of the cluster in the rows left at the bottom: the
+ * most severe first, unacknowledged before acknowledged, newest first. */
+static void worst_faults(struct util *u, const struct view *v, int y, int h)
 {
 	const struct model *m = &u->c->app->model;
 	int shown = 0;
-	char t[16], where[80];
 
 	if (h < 3)
 		return;
-	view_text(v, 0, y++, -1, R_COLHEAD, "newest open faults");
-	for (int32_t i = m->nfaults - 1; i >= 0 && shown < h - 1; i--) {
-		const struct fault *f = &m->faults[i];
+	view_text(v, 0, y++, -1, R_COLHEAD, "worst open faults");
+	for (int sev = SEV_CRITICAL; sev >= 0 && shown < h - 1; sev--)
+		for (int acked = 0; acked < 2 && shown < h - 1; acked++)
+			for (int32_t i = m->nfaults - 1; i >= 0 && shown < h - 1; i--) {
+				const struct fault *f = &m->faults[i];
 
-		if (f->close_time)
-			continue;
-		fmt_clock(f->time, t, sizeof t);
-		fault_where(m, f, where, sizeof where);
-		view_text(v, 2, y, 8, R_DIM, t);
-		view_field(v, 11, y, 10, 0, R_NORMAL, where);
-		view_field(v, 22, y, 9, 0, f->ack_time ? R_ACKED : severity_role(f->severity), severity_name(f->severity));
-		view_text(v, 32, y++, -1, f->ack_time ? R_ACKED : R_NORMAL, f->text);
-		shown++;
-	}
+				if (f->close_time || f->severity != sev || !f->ack_time != !acked)
+					continue;
+				fault_row(m, f, v, y++);
+				shown++;
+			}
 	if (!shown)
 		view_text(v, 2, y, -1, R_DIM, "none");
+}
+
+/* The ranked view: the worst GPUs by the colour's measure, a row each. */
+static void draw_ranked(struct util *u, const struct view *v, int y0, int rows)
+{
+	const struct model *m = &u->c->app->model;
+	enum rank_by by = metric_rank[u->metric];
+	char val[48], gpu[80], st[32];
+
+	if (!u->rank)
+		u->rank = xcalloc(RANK_ROWS, sizeof *u->rank);
+	u->nrank = rank_gpus(m, gpu_states(u->c), by, u->rank, RANK_ROWS);
+	u->rl.n = u->nrank;
+	list_fix(&u->rl, rows - 1);
+	view_textf(v, 0, y0, -1, R_COLHEAD, "%5s  %-14s %-22s %-8s %-10s %s", "rank", "gpu", metric_names[u->metric],
+		   "job", "user", "node");
+	if (!u->nrank)
+		view_text(v, 2, y0 + 1, -1, R_DIM, by == RANK_IDLE ? "no GPU of a running job reports its utilization"
+			  : by == RANK_ERRORS ? "no GPU has an uncorrected ECC error or an XID" : "no GPU reports it");
+	for (int i = u->rl.top; i < u->nrank && i < u->rl.top + rows - 1; i++) {
+		int32_t g = u->rank[i].gpu, node = g / m->gpus_per_node, j = m->gpu_job[g];
+		const struct job *jb = j >= 0 && j < m->njobs && m->jobs[j].id ? &m->jobs[j] : NULL;
+		int y = y0 + 1 + i - u->rl.top;
+		char id[16];
+
+		rank_value(m, by, g, val, sizeof val);
+		snprintf(gpu, sizeof gpu, "%s:%d", m->nodes[node].name, g % m->gpus_per_node);
+		snprintf(id, sizeof id, jb ? "%u" : "-", jb ? jb->id : 0);
+		view_textf(v, 0, y, -1, R_NORMAL, "%5d  %-14.14s %-22.22s %-8s %-10.10s %s", i + 1, gpu, val, id,
+			   jb ? jb->user : "", node_state_text(&m->nodes[node], st, sizeof st));
+		if (i == u->rl.cur)
+			view_recolor(v, 0, y, v->w, R_SELECTED);
+	}
+	if (u->nrank) {   /* the cursor's node is the selected row's */
+		u->cursor = u->rank[u->rl.cur].gpu / m->gpus_per_node;
+		u->c->node_sel = u->cursor;
+	}
 }
 
 static void util_draw(void *st, const struct view *v)
@@ -496,13 +575,16 @@ static void util_draw(void *st, const struct view *v)
 	/* the grid gets what the title, the legend line and 6 info rows leave */
 	layout(u, m, side ? v->w - side - 2 : v->w, v->h - gy - (side ? 0 : 1) - 7);
 	rows = MAX(1, MIN(u->bands * u->band_h, v->h - gy - (side ? 0 : 1) - 7));
-	snprintf(detail, sizeof detail, "colour: %s (m)   %s (z)%s%s%s%s", metric_names[u->metric],
-		 u->gpu_view ? "a cell = 2 GPUs, a column = a node" : u->single ? "a cell = a node, a row segment = an SU"
-		 : "a cell = a node, 2 SUs per row",
+	snprintf(detail, sizeof detail, "colour: %s (m)   %s (%s)%s%s%s%s", metric_names[u->metric],
+		 u->ranked ? rank_title(metric_rank[u->metric]) : u->gpu_view ? "a cell = 2 GPUs, a column = a node"
+		 : u->single ? "a cell = a node, a row segment = an SU" : "a cell = a node, 2 SUs per row",
+		 u->ranked ? "w: the map" : "z; w: worst first",
 		 u->filter[0] ? "   filter: " : "", u->filter, said[0] ? " - " : "", said);
 	draw_title(v, "Utilization", detail);
 	follow_cursor(u, rows);
-	if (u->gpu_view)
+	if (u->ranked)
+		draw_ranked(u, v, gy, rows);
+	else if (u->gpu_view)
 		draw_gpu_view(u, v, gy, rows);
 	else
 		draw_node_view(u, v, gy, rows);
@@ -516,7 +598,7 @@ static void util_draw(void *st, const struct view *v)
 	}
 	cursor_info(u, v, y, MIN(v->h - y, 9));
 	if (v->h - y > 11)
-		recent_faults(u, v, y + 10, v->h - y - 10);
+		worst_faults(u, v, y + 10, v->h - y - 10);
 }
 
 /* ---- keys, clicks, targets ---- */
@@ -544,6 +626,13 @@ static int util_key(void *st, enum panel_cmd a)
 
 	if (!m->nnodes)
 		return 0;
+	if (a == PC_RANK) {
+		u->ranked = !u->ranked;
+		u->rl = (struct list){0};
+		return 1;
+	}
+	if (u->ranked && list_key(&u->rl, a, MAX(1, u->c->h - 20)))
+		return 1;
 	switch (a) {
 	case PC_LEFT: next--; break;
 	case PC_RIGHT: next++; break;

@@ -206,6 +206,7 @@ static const struct ui_cmd actions[] = {
 	{"metric-next", "colour by the next metric", NULL, PC_METRIC_NEXT},
 	{"metric-prev", "colour by the previous metric", NULL, PC_METRIC_PREV},
 	{"zoom", "GPUs or whole nodes per cell", NULL, PC_ZOOM},
+	{"rank", "the worst GPUs first by the colour's measure (idle allocated, hottest, power, memory, errors), or the map again", NULL, PC_RANK},
 	{"sort-next", "sort by the next column", NULL, PC_SORT_NEXT},
 	{"sort-reverse", "reverse the order", NULL, PC_SORT_REVERSE},
 	{"show-closed", "show closed faults too", NULL, PC_SHOW_CLOSED},

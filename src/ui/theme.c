@@ -19,6 +19,7 @@ static const char *const role_names[R_COUNT] = {
 	"error", "prompt", "key", "ok", "warn", "err", "crit", "info", "acked", "spark",
 	"bar", "bar-empty", "border", "dialog", "dialog-title", "match",
 	"heat0", "heat1", "heat2", "heat3", "heat4", "heat5", "heat6", "heat7",
+	"hot0", "hot1", "hot2", "hot3", "hot4", "hot5", "hot6", "hot7",
 	"gpu-fault", "gpu-drain", "gpu-stale", "gpu-down", "gpu-none", "gpu-dimmed",
 };
 
@@ -77,6 +78,15 @@ static const char builtin_default[] =
 	"heat5            colour37\n"
 	"heat6            colour43\n"
 	"heat7            colour79\n"
+	"# temperature cells: a hot ramp, cool to hot\n"
+	"hot0             colour237\n"
+	"hot1             colour58\n"
+	"hot2             colour94\n"
+	"hot3             colour136\n"
+	"hot4             colour172\n"
+	"hot5             colour208\n"
+	"hot6             colour202\n"
+	"hot7             colour196\n"
 	"gpu-fault        colour196\n"
 	"gpu-drain        colour135\n"
 	"gpu-stale        colour252\n"
@@ -141,6 +151,14 @@ static const char builtin_mono[] =
 	"heat5            default\n"
 	"heat6            default      default      bold\n"
 	"heat7            default      default      bold\n"
+	"hot0             default      default      dim\n"
+	"hot1             default      default      dim\n"
+	"hot2             default\n"
+	"hot3             default\n"
+	"hot4             default\n"
+	"hot5             default\n"
+	"hot6             default      default      bold\n"
+	"hot7             default      default      bold\n"
 	"gpu-fault        default      default      bold,reverse\n"
 	"gpu-drain        default      default      bold\n"
 	"gpu-stale        default      default      dim\n"
@@ -165,6 +183,18 @@ static void theme_plain(struct theme *t, const char *name)
 	for (int r = 0; r < R_COUNT; r++)
 		t->s[r] = (struct style){COLOUR_DEFAULT, COLOUR_DEFAULT, 0};
 	memcpy(t->thr, thr_default, sizeof t->thr);
+}
+
+/* Does the theme text set a hot role (a line beginning "hot")? */
+static int hot_named(const char *text)
+{
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!strncmp(p, "hot", 3) && p[3] >= '0' && p[3] <= '7')
+			return 1;
+	}
+	return 0;
 }
 
 static void update_colour_flag(struct theme *t)
@@ -421,6 +451,8 @@ int theme_parse(struct theme *t, const char *text, const char *fname, char **err
 	}
 	(void)save;
 	free(copy);
+	if (!hot_named(text))   /* an older theme: temperature takes the heat ramp */
+		memcpy(&work.s[R_HOT0], &work.s[R_HEAT0], sizeof work.s[0] * HEAT_LEVELS);
 	update_colour_flag(&work);
 	*t = work;
 	return 0;

@@ -27,7 +27,7 @@ enum panel_cmd {
 	PC_UP, PC_DOWN, PC_LEFT, PC_RIGHT, PC_PGUP, PC_PGDN, PC_TOP, PC_BOTTOM, PC_SELECT, PC_BACK,
 	PC_METRIC_NEXT, PC_METRIC_PREV, PC_ZOOM, PC_SORT_NEXT, PC_SORT_REVERSE, PC_SHOW_CLOSED,
 	PC_GROUP_BURSTS, PC_UNACKED_ONLY, PC_FAULTED_ONLY, PC_NODE_NEXT, PC_NODE_PREV, PC_FOLLOW,
-	PC_COUNT
+	PC_RANK, PC_COUNT
 };
 
 /* What the action keys act on: the panel fills what applies. */
@@ -231,6 +231,17 @@ void draw_spark(const struct view *v, int x, int y, int w, const float *vals, in
 void draw_bar(const struct view *v, int x, int y, int w, double frac, int role);
 /* Draws a panel title line "Title  detail" and returns the next row. */
 int draw_title(const struct view *v, const char *title, const char *detail);
+
+/* ---- rank.c: the worst GPUs first ---- */
+enum rank_by { RANK_IDLE, RANK_HOT, RANK_POWER, RANK_MEM, RANK_ERRORS, RANK_COUNT };
+struct rank_row {
+	int32_t gpu;
+	double score;          /* larger is worse */
+};
+/* The (at most) max worst GPUs by `by`, worst first; returns how many. */
+int rank_gpus(const struct model *m, const uint8_t *gs, enum rank_by by, struct rank_row *out, int max);
+const char *rank_title(enum rank_by by);
+void rank_value(const struct model *m, enum rank_by by, int32_t g, char *buf, size_t size);
 
 /* A scrolling list with a cursor (faults, jobs, log, topology). */
 struct list {

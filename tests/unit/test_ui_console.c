@@ -128,6 +128,18 @@ static int row_shows(struct console *c, const char *const *parts)
 }
 #define ROW(c, ...) row_shows(c, (const char *const[]){__VA_ARGS__, NULL})
 
+/* The first row that holds text, or the grid's height. */
+static int row_of(struct console *c, const char *text)
+{
+	char buf[2048];
+	int y;
+
+	for (y = 0; y < c->grid.h; y++)
+		if (strstr(grid_row_text(&c->grid, y, buf, sizeof buf), text))
+			break;
+	return y;
+}
+
 /* On the simulated cluster without random faults (accel=0) at tick 3, a
  * state the test makes: gpu0003's GPU 2 falls off the bus and gpu0005's
  * GPU 0 reports a DBE (kernel lines through a stream, so through the XID
@@ -212,10 +224,11 @@ TEST(ui_console_every_panel_draws_the_constructed_state)
 	CHECK(ROW(c, "  power ", "692W", "690W", "670W", "321W", "665W"));
 	CHECK(ROW(c, "fault  ", " 3"));     /* gpu0003:2, gpu0005:0, gpu0032:7 (rail 7) */
 	CHECK(ROW(c, "drained  ", " 7"));   /* gpu0005's other GPUs */
-	CHECK(ROW(c, "newest open faults"));
+	CHECK(ROW(c, "worst open faults"));
 	CHECK(ROW(c, "00:00:03 gpu0032 r7", "error", "mlx5_7 port not active"));
 	CHECK(ROW(c, "00:00:03 gpu0005:0", "critical", "XID 48: Double-bit ECC error (DBE) -- An uncorrectable"));
 	CHECK(ROW(c, "00:00:03 gpu0003:2", "critical", "XID 79: GPU has fallen off the bus -- GPU has fallen"));
+	CHECK(row_of(c, "gpu0003:2  ") < row_of(c, "gpu0032 r7 "));   /* critical first, although older */
 
 	keys(c, "2");   /* topology: gpu0032's rail 7 down (the simulator read 10 nodes' ports) */
 	CHECK(ROW(c, "79 active", "1 down", "176 not read yet"));
@@ -380,6 +393,44 @@ TEST(ui_console_drain_key_builds_the_tcl_command_and_asks)
 	keys(c, "5r");
 	CHECK(c->confirm.cmd && !strncmp(c->confirm.cmd, "job requeue ", 12));
 	keys(c, "n");
+	console_free(c);
+	app_free(app);
+}
+
+/* The worst first in two keys: w lists the allocated GPUs a running job
+ * leaves idlest, m the hottest; the first row is the model's extreme, and
+ * temperature has its own colour ramp. */
+TEST(ui_console_ranks_the_worst_gpus_first)
+{
+	struct myriad *app = start("gpus=256,seed=1,accel=0", 3);
+	struct console *c = console_new(app, NULL, 200, 60);
+	const struct model *m = &app->model;
+	int32_t idlest = -1, hottest = -1;
+	char want[64];
+
+	app->console = c;
+	construct(app);
+	for (int32_t g = 0; g < m->ngpus; g++) {
+		int32_t j = m->gpu_job[g];
+
+		if (j >= 0 && m->jobs[j].state == JOB_RUNNING && m->met[MET_UTIL][g] != MET_UNKNOWN &&
+		    (idlest < 0 || m->met[MET_UTIL][g] < m->met[MET_UTIL][idlest]))
+			idlest = g;
+		if (m->met[MET_TEMP][g] != MET_UNKNOWN && (hottest < 0 || m->met[MET_TEMP][g] > m->met[MET_TEMP][hottest]))
+			hottest = g;
+	}
+	CHECK(idlest >= 0 && hottest >= 0);
+	keys(c, "1w");
+	CHECK(ROW(c, "least utilized first"));
+	snprintf(want, sizeof want, "%d%% util", m->met[MET_UTIL][idlest]);
+	CHECK(ROW(c, "    1  gpu", want));
+	keys(c, "m");
+	CHECK(ROW(c, "hottest GPUs first"));
+	snprintf(want, sizeof want, "%d C", m->met[MET_TEMP][hottest]);
+	CHECK(ROW(c, "    1  gpu", want));
+	CHECK(c->theme.s[R_HOT7].fg != c->theme.s[R_HEAT7].fg);   /* a hot ramp of its own */
+	keys(c, "w");
+	CHECK(ROW(c, "a cell = 2 GPUs"));   /* the map again */
 	console_free(c);
 	app_free(app);
 }
