@@ -18,7 +18,7 @@ namespace eval ::myriad::keys {
 		5 {panel jobs}  6 {panel node}  7 {panel log}  8 {panel job}
 		Tab panel-next  BTab panel-prev
 		? help  / filter  : command-prompt
-		q quit  C-c quit  C-l redraw  T theme-next
+		q quit  C-c quit  C-l redraw  C-z suspend  T theme-next
 		Up cursor-up  k cursor-up  Down cursor-down  j cursor-down
 		Left cursor-left  h cursor-left  Right cursor-right  l cursor-right
 		PPage page-up  NPage page-down  Home top  g top  End bottom  G bottom

@@ -80,6 +80,16 @@ static void a_redraw(struct console *c, const char *arg)
 	term_forget();
 }
 
+static void a_suspend(struct console *c, const char *arg)
+{
+	(void)arg;
+	if (term_suspend() < 0) {
+		console_set_message(c, R_DIM, "no terminal to give back");
+		return;
+	}
+	c->dirty = DIRTY_ALL;
+}
+
 static void a_theme_next(struct console *c, const char *arg)
 {
 	static const char *const names[] = {"default", "light", "high-contrast", "mono"};
@@ -183,6 +193,7 @@ static const struct ui_cmd actions[] = {
 	{"command-prompt", "Tcl command line", a_command, -1},
 	{"quit", "quit", a_quit, -1},
 	{"redraw", "redraw the screen", a_redraw, -1},
+	{"suspend", "give the terminal back to the shell (fg returns)", a_suspend, -1},
 	{"theme-next", "next theme", a_theme_next, -1},
 	{"cursor-up", "move up", NULL, PC_UP},
 	{"cursor-down", "move down", NULL, PC_DOWN},

@@ -252,6 +252,20 @@ void console_key(struct console *c, int key)
 	console_set_message(c, R_ERROR, "%s is not bound (? lists the keys)", name);
 }
 
+/* The wheel scrolls what the arrow keys move: three steps a notch. */
+void console_wheel(struct console *c, int dir)
+{
+	if (c->mode == MODE_HELP) {
+		help_key(c, dir < 0 ? UK_UP : UK_DOWN);
+		return;
+	}
+	if (c->mode != MODE_NORMAL)
+		return;
+	for (int i = 0; i < 3; i++)
+		ui_cmd_run(c, dir < 0 ? "cursor-up" : "cursor-down");
+	tclops_selection(c);
+}
+
 void console_mouse(struct console *c, int x, int y)
 {
 	if (c->mode == MODE_HELP) {

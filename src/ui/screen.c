@@ -22,6 +22,7 @@
 
 struct seg {
 	char text[96];
+	char brief[24];    /* its short form on narrow screens ("" = none) */
 	int role, prio;    /* higher prio survives on narrow screens */
 };
 
@@ -33,25 +34,46 @@ static int seg_add(struct seg *s, int n, int prio, int role, const char *fmt, ..
 	va_start(ap, fmt);
 	vsnprintf(s[n].text, sizeof s[n].text, fmt, ap);
 	va_end(ap);
+	s[n].brief[0] = '\0';
 	s[n].role = role;
 	s[n].prio = prio;
 	return n + 1;
 }
 
-/* Draws segments left to right, dropping the lowest priorities until they
- * fit in w (segments are separated by two spaces). */
+/* The short form of the segment added last: "1dr" for "1 drained". */
+static void seg_brief(struct seg *s, int n, const char *fmt, ...) PRINTF_LIKE(3, 4);
+static void seg_brief(struct seg *s, int n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s[n - 1].brief, sizeof s[n - 1].brief, fmt, ap);
+	va_end(ap);
+}
+
+static int segs_width(const struct seg *s, int n, const int *keep, int brief)
+{
+	int total = 0;
+
+	for (int i = 0; i < n; i++)
+		if (keep[i])
+			total += text_width(brief && s[i].brief[0] ? s[i].brief : s[i].text) + (brief ? 1 : 2);
+	return total;
+}
+
+/* Draws segments left to right (two spaces apart); when they do not fit
+ * in w, in their short forms (one space apart), then dropping the lowest
+ * priorities until they fit. */
 static void draw_segs(const struct view *v, int y, struct seg *s, int n, int x, int w)
 {
-	int keep[32], total;
+	int keep[32], brief = 0;
 
 	for (int i = 0; i < n; i++)
 		keep[i] = 1;
 	for (int cut = 0; cut <= 10; cut++) {
-		total = 0;
-		for (int i = 0; i < n; i++)
-			if (keep[i])
-				total += text_width(s[i].text) + 2;
-		if (total <= w)
+		if (segs_width(s, n, keep, brief) <= w)
+			break;
+		if (!brief && (brief = 1) && segs_width(s, n, keep, brief) <= w)
 			break;
 		for (int i = 0; i < n; i++)
 			if (s[i].prio <= cut)
@@ -60,8 +82,8 @@ static void draw_segs(const struct view *v, int y, struct seg *s, int n, int x, 
 	for (int i = 0; i < n; i++) {
 		if (!keep[i])
 			continue;
-		x += view_text(v, x, y, w - x, s[i].role, s[i].text);
-		x += 2;
+		x += view_text(v, x, y, w - x, s[i].role, brief && s[i].brief[0] ? s[i].brief : s[i].text);
+		x += brief ? 1 : 2;
 	}
 }
 
@@ -131,20 +153,32 @@ static void draw_header(struct console *c, const struct view *v)
 	n = time_segs(c, s, n);
 	fmt_count(c->up, a, sizeof a);
 	n = seg_add(s, n, 7, R_HEADER, "%s up", a);
-	n = seg_add(s, n, 6, c->stale ? R_HEADER_WARN : R_HEADER, "%d stale", c->stale);
-	if (c->nodata)
+	seg_brief(s, n, "%sup", a);
+	n = seg_add(s, n, 4, c->stale ? R_HEADER_WARN : R_HEADER, "%d stale", c->stale);
+	seg_brief(s, n, "%dst", c->stale);
+	if (c->nodata) {
 		n = seg_add(s, n, 6, R_HEADER_WARN, "%d no data yet", c->nodata);
+		seg_brief(s, n, "%dnd", c->nodata);
+	}
 	n = seg_add(s, n, 7, c->down ? R_HEADER_ERR : R_HEADER, "%d down", c->down);
-	n = seg_add(s, n, 5, c->drained ? R_HEADER_INFO : R_HEADER, "%d drained", c->drained);
+	seg_brief(s, n, "%ddn", c->down);
+	n = seg_add(s, n, 7, c->drained ? R_HEADER_INFO : R_HEADER, "%d drained", c->drained);
+	seg_brief(s, n, "%ddr", c->drained);
 	n = seg_add(s, n, 8, crit ? R_CRIT : open ? R_HEADER_WARN : R_HEADER, "%d faults", open);
-	if (unacked)
+	seg_brief(s, n, "%dflt", open);
+	if (unacked) {
 		n = seg_add(s, n, 4, R_HEADER, "%d unacked", unacked);
-	n = seg_add(s, n, 3, R_HEADER, "%d jobs", model_running_jobs(m));
+		seg_brief(s, n, "%dnew", unacked);
+	}
+	n = seg_add(s, n, 7, R_HEADER, "%d jobs", model_running_jobs(m));
+	seg_brief(s, n, "%djob", model_running_jobs(m));
 	if (m->fac.known) {
 		snprintf(b, sizeof b, "%.2f", m->fac.pue);
 		n = seg_add(s, n, 2, R_HEADER, "IT %.1f MW", m->fac.it_kw / 1000.0);
+		seg_brief(s, n, "%.1fMW", m->fac.it_kw / 1000.0);
 		n = seg_add(s, n, 4, m->fac.pue >= c->theme.thr[T_PUE_CRIT] ? R_HEADER_ERR
 				     : m->fac.pue >= c->theme.thr[T_PUE_WARN] ? R_HEADER_WARN : R_HEADER, "PUE %s", b);
+		seg_brief(s, n, "PUE%s", b);
 	}
 	if (recorder_path(c->app) && rs && *rs)
 		n = seg_add(s, n, 9, R_HEADER_ERR, "log: %s", rs);

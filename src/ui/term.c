@@ -5,6 +5,7 @@
  * keys and mouse clicks. Everything else draws into the grid.
  */
 #include <curses.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -52,7 +53,7 @@ int term_init(struct console *c, char **err)
 	nonl();
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
-	mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
+	mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
 	mouseinterval(0);
 	c->colours = 0;
 	if (has_colors()) {
@@ -85,6 +86,29 @@ void term_end(void)
 	free(shadow);
 	shadow = NULL;
 	shadow_w = shadow_h = 0;
+}
+
+/* Ctrl-Z: gives the terminal back and stops the process as the shell's
+ * ^Z would (the console reads keys raw, so the terminal sends no SIGTSTP);
+ * on fg (SIGCONT) it takes the terminal again and redraws it whole. */
+int term_suspend(void)
+{
+	struct sigaction dfl = {0}, old;
+
+	if (!screen)
+		return -1;
+	def_prog_mode();
+	endwin();
+	fflush(stdout);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGTSTP, &dfl, &old);
+	raise(SIGTSTP);   /* stopped here until fg */
+	sigaction(SIGTSTP, &old, NULL);
+	reset_prog_mode();
+	clearok(curscr, TRUE);
+	term_forget();
+	return 0;
 }
 
 void term_size(int *w, int *h)
@@ -231,8 +255,14 @@ void term_read(struct console *c)
 		if (r == KEY_CODE_YES && k == KEY_MOUSE) {
 			MEVENT me;
 
-			if (getmouse(&me) == OK && (me.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)))
+			if (getmouse(&me) != OK)
+				continue;
+			if (me.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))
 				console_mouse(c, me.x, me.y);
+			else if (me.bstate & BUTTON4_PRESSED)   /* the wheel */
+				console_wheel(c, -1);
+			else if (me.bstate & BUTTON5_PRESSED)
+				console_wheel(c, 1);
 			continue;
 		}
 		if (r == KEY_CODE_YES && k == KEY_RESIZE)

@@ -149,6 +149,7 @@ void console_draw(struct console *c, int all);
 /* Feeds one key (UK_* or a code point) as the terminal would. */
 void console_key(struct console *c, int key);
 void console_mouse(struct console *c, int x, int y);
+void console_wheel(struct console *c, int dir);   /* the mouse wheel: -1 up, 1 down */
 void console_resize(struct console *c, int w, int h);
 /* A console without a terminal, for unit tests and benchmarks. */
 struct console *console_new(struct myriad *app, const struct cli_opts *o, int w, int h);
@@ -195,6 +196,7 @@ int term_init(struct console *c, char **err);
 void term_end(void);
 void term_flush(struct console *c, int cursor_x, int cursor_y);
 void term_forget(void);    /* the terminal was cleared: flush everything */
+int term_suspend(void);    /* Ctrl-Z: stop until fg; -1 without a terminal */
 void term_read(struct console *c);
 void term_size(int *w, int *h);
 void term_resize(int w, int h);

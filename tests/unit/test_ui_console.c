@@ -284,7 +284,8 @@ TEST(ui_console_small_screen_keeps_the_constructed_state)
 	app->console = c;
 	construct(app);
 	keys(c, "1");
-	CHECK(ROW(c, "myriad", "sim-256", "00:00:03Z", "LIVE", "32 up", "0 stale", "0 down", "3 faults"));
+	/* the header in short form keeps the counts that matter */
+	CHECK(ROW(c, "myriad", "sim-256", "00:00:03Z", "LIVE", "32up", "0st", "0dn", "1dr", "3flt", "3new", "18job"));
 	keys(c, "3");
 	CHECK(ROW(c, "facility 1,234 kW", "IT 1,000 kW"));
 	keys(c, "4");
@@ -431,6 +432,32 @@ TEST(ui_console_ranks_the_worst_gpus_first)
 	CHECK(c->theme.s[R_HOT7].fg != c->theme.s[R_HEAT7].fg);   /* a hot ramp of its own */
 	keys(c, "w");
 	CHECK(ROW(c, "a cell = 2 GPUs"));   /* the map again */
+	console_free(c);
+	app_free(app);
+}
+
+/* The mouse wheel scrolls what the arrow keys move, three rows a notch. */
+TEST(ui_console_wheel_moves_the_cursor)
+{
+	struct myriad *app = start("gpus=256,seed=1", 3);
+	struct console *c = console_new(app, NULL, 200, 60);
+	struct target t0 = {-1, 0, 0, 0}, t1 = {-1, 0, 0, 0}, t2 = {-1, 0, 0, 0};
+
+	app->console = c;
+	keys(c, "5");
+	CHECK(c->ops[c->cur]->target(c->st[c->cur], &t0));
+	keys(c, "jjj");
+	CHECK(c->ops[c->cur]->target(c->st[c->cur], &t1));
+	keys(c, "kkk");
+	console_wheel(c, 1);
+	console_draw(c, 1);
+	CHECK(c->ops[c->cur]->target(c->st[c->cur], &t2));
+	CHECK(t1.job != t0.job);
+	CHECK_INT(t2.job, t1.job);   /* a notch down: as three Downs */
+	console_wheel(c, -1);
+	console_draw(c, 1);
+	CHECK(c->ops[c->cur]->target(c->st[c->cur], &t2));
+	CHECK_INT(t2.job, t0.job);
 	console_free(c);
 	app_free(app);
 }
