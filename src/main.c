@@ -22,6 +22,7 @@
 
 static int cmd_parse(struct myriad *app, const struct cli_opts *o, int argc, char **argv);
 static int cmd_plugins(struct myriad *app, const struct cli_opts *o, int argc, char **argv);
+static int cmd_keys(struct myriad *app, const struct cli_opts *o, int argc, char **argv);
 
 /* One line per subcommand; parts add theirs here. */
 static const struct cli_command commands[] = {
@@ -31,6 +32,7 @@ static const struct cli_command commands[] = {
 	{"replay", "FILE [--at WHEN] [--speed X] [--once --json]", "replay a recording (WHEN: +S, -S, ISO)", 0, store_cmd_replay},
 	{"log", "cut|export FILE ...", "cut an incident out of a recording, export one", 0, store_cmd_log},
 	{"run", "RUNBOOK.tcl [ARGS...]", "run a Tcl runbook with no terminal (myriad-tcl(7))", CMD_NEEDS_CLUSTER, tcl_cli_run},
+	{"keys", "[-man]", "the console's default key bindings (-man: as myriad(1)'s KEYS section)", 0, cmd_keys},
 };
 
 static void usage(FILE *f)
@@ -214,6 +216,22 @@ static void print_plugin(void *ctx, const struct plugin_info *i)
 
 /* myriad [-c CONFIG] plugins: the built-in ones, those the configuration
  * loads (with their state), and those on the search path. */
+static int cmd_keys(struct myriad *app, const struct cli_opts *o, int argc, char **argv)
+{
+	struct sbuf out = {0};
+
+	(void)app;
+	(void)o;
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "-man"))) {
+		fprintf(stderr, "usage: myriad keys [-man]\n");
+		return 2;
+	}
+	ui_keys_text(&out, argc == 2);
+	fputs(out.s ? out.s : "", stdout);
+	sbuf_free(&out);
+	return 0;
+}
+
 static int cmd_plugins(struct myriad *app, const struct cli_opts *o, int argc, char **argv)
 {
 	(void)o;

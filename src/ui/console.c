@@ -19,7 +19,7 @@
 #include "ui_int.h"
 #include "../tcl/tcl.h"
 
-static const struct panel_ops *const all_panels[NPANELS] = {
+const struct panel_ops *const all_panels[NPANELS] = {
 	&panel_utilization, &panel_topology, &panel_power, &panel_faults, &panel_jobs, &panel_node, &panel_log, &panel_job,
 };
 

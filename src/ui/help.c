@@ -112,6 +112,60 @@ static void build(struct console *c, struct help_lines *h)
 	}
 }
 
+/* ---- the default keys for myriad(1) and `myriad keys` ---- */
+
+/* A roff word: \ - and a leading . or ' escaped. */
+static void roff(struct sbuf *out, const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		sbuf_adds(out, "\\&");
+	for (; *s; s++)
+		sbuf_adds(out, *s == '\\' ? "\\e" : *s == '-' ? "\\-" : (char[2]){*s, 0});
+}
+
+void ui_keys_text(struct sbuf *out, int man)
+{
+	struct console c;
+	struct help_lines h = {0};
+
+	memset(&c, 0, sizeof c);
+	keymap_defaults(&c.keys);
+	for (int i = 0; i < NPANELS; i++)
+		c.ops[i] = all_panels[i];
+	add_table(&c, &h, "global", "Global keys", NULL);
+	for (int i = 0; i < NPANELS; i++) {
+		char title[96];
+
+		snprintf(title, sizeof title, "%s panel", all_panels[i]->title);
+		add_table(&c, &h, all_panels[i]->name, title, all_panels[i]->help);
+	}
+	for (int i = 0; i < h.n; i++) {
+		const struct help_line *l = &h.l[i];
+
+		if (!man) {
+			sbuf_printf(out, l->kind == HL_HEAD ? "%s%s\n" : l->kind == HL_DESC ? "  %s%s\n" : "  %-14s %s\n",
+				    l->kind == HL_HEAD ? (i ? "\n" : "") : l->key, l->text);
+			continue;
+		}
+		if (l->kind == HL_HEAD) {
+			sbuf_adds(out, ".SS \"");
+			roff(out, l->text);
+			sbuf_adds(out, "\"\n");
+		} else if (l->kind == HL_DESC) {
+			roff(out, l->text);
+			sbuf_adds(out, ".\n");
+		} else {
+			sbuf_adds(out, ".TP\n.B \"");
+			roff(out, l->key[0] ? l->key : "-");
+			sbuf_adds(out, "\"\n");
+			roff(out, l->text);
+			sbuf_adds(out, "\n");
+		}
+	}
+	free(h.l);
+	keymap_free(&c.keys);
+}
+
 /* ---- layout: sections into columns by measured height, columns into pages ---- */
 
 #define HELP_COLW 58   /* the narrowest column worth a second one */

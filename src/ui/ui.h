@@ -50,5 +50,8 @@ int ui_log(struct myriad *app, const char *kind, const char *text);
 /* The theme to use when neither --theme nor MYRIAD_THEME names one: the
  * configuration's `theme NAME` may call this before the console starts. */
 void ui_default_theme(const char *name);
+/* The default key bindings as text (`myriad keys`) or as the roff of
+ * myriad(1)'s KEYS section (`myriad keys -man`), from the one key table. */
+void ui_keys_text(struct sbuf *out, int man);
 
 #endif

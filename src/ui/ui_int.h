@@ -57,6 +57,7 @@ struct panel_ops {
 #define NPANELS 8
 extern const struct panel_ops panel_utilization, panel_topology, panel_power, panel_faults,
 	panel_jobs, panel_node, panel_log, panel_job;
+extern const struct panel_ops *const all_panels[NPANELS];   /* in tab order */
 
 /* The log ring: events, command output and the audit trail. */
 struct log_line {
