@@ -3,9 +3,11 @@
  * PUE now, sparklines of PUE and IT power over the last hour (the model's
  * ring of facility readings), the CDU's supply and return temperatures, delta
  * T and flow against the theme's thresholds, and per scalable unit the sum of
- * its GPUs' power draw (m: or their mean temperature or utilisation).
+ * its GPUs' power draw (m: or their mean temperature or utilisation), in SU
+ * order or the highest first (s), so the hottest or hungriest SU leads.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "ui/ui_int.h"
 
@@ -14,6 +16,7 @@ enum { SU_POWER, SU_TEMP, SU_UTIL, SU_COUNT };
 struct power {
 	struct console *c;
 	int su_metric;
+	int by_value;              /* s: the highest first, not by SU number */
 	float hist[PUE_HISTORY];
 };
 
@@ -117,7 +120,20 @@ static int cooling(struct power *p, const struct view *v, int y)
 struct su_sum {
 	double watts, temp, util;
 	int n, known;
+	int su;
+	double val, frac;          /* the shown measure, and its bar */
 };
+
+static int highest_first(const void *a, const void *b)
+{
+	const struct su_sum *x = a, *y = b;
+
+	if (x->known != y->known)
+		return x->known ? -1 : 1;   /* an SU without readings last */
+	if (x->val != y->val)
+		return x->val > y->val ? -1 : 1;
+	return x->su - y->su;
+}
 
 static void per_su(struct power *p, const struct view *v, int y)
 {
@@ -141,22 +157,28 @@ static void per_su(struct power *p, const struct view *v, int y)
 		s[su].temp += m->met[MET_TEMP][g] != MET_UNKNOWN ? m->met[MET_TEMP][g] : 0;
 		s[su].util += m->met[MET_UTIL][g] != MET_UNKNOWN ? m->met[MET_UTIL][g] : 0;
 	}
-	view_textf(v, 1, y++, -1, R_COLHEAD, "per scalable unit: %s (m)", names[p->su_metric]);
-	for (int i = 0; i < sus && i < rows * cols; i++) {
-		int x = 1 + (i / rows) * colw, yy = y + i % rows;
-		double val, frac;
+	view_textf(v, 1, y++, -1, R_COLHEAD, "per scalable unit: %s (m), %s (s)", names[p->su_metric],
+		   p->by_value ? "highest first" : "in SU order");
+	for (int i = 0; i < sus; i++) {
+		s[i].su = i;
+		if (p->su_metric == SU_POWER)
+			s[i].val = s[i].watts / 1000.0, s[i].frac = s[i].n ? s[i].watts / (s[i].n * 700.0) : 0;
+		else if (p->su_metric == SU_TEMP)
+			s[i].val = s[i].known ? s[i].temp / s[i].known : 0, s[i].frac = (s[i].val - 20) / 70;
+		else
+			s[i].val = s[i].known ? s[i].util / s[i].known : 0, s[i].frac = s[i].val / 100;
+	}
+	if (p->by_value)
+		qsort(s, (size_t)sus, sizeof *s, highest_first);
+	for (int k = 0; k < sus && k < rows * cols; k++) {
+		int x = 1 + (k / rows) * colw, yy = y + k % rows, i = k;
+		double val = s[i].val, frac = s[i].frac;
 		int role = R_BAR;
 		char b[32];
 
-		if (p->su_metric == SU_POWER)
-			val = s[i].watts / 1000.0, frac = s[i].n ? s[i].watts / (s[i].n * 700.0) : 0;
-		else if (p->su_metric == SU_TEMP)
-			val = s[i].known ? s[i].temp / s[i].known : 0, frac = (val - 20) / 70;
-		else
-			val = s[i].known ? s[i].util / s[i].known : 0, frac = val / 100;
 		if (p->su_metric == SU_TEMP && val >= p->c->theme.thr[T_TEMP_WARN])
 			role = R_WARN;
-		view_textf(v, x, yy, -1, R_LABEL, "SU%02d", i + 1);
+		view_textf(v, x, yy, -1, R_LABEL, "SU%02d", s[i].su + 1);
 		draw_bar(v, x + 5, yy, 12, frac, role);
 		fmt_fit(val, 1, "", 7, b, sizeof b);
 		view_field(v, x + 18, yy, 7, 1, s[i].known ? R_NORMAL : R_DIM, b);
@@ -194,10 +216,11 @@ static int power_key(void *st, enum panel_cmd a)
 {
 	struct power *p = st;
 
-	if (a != PC_METRIC_NEXT)
-		return 0;
-	p->su_metric = (p->su_metric + 1) % SU_COUNT;
-	return 1;
+	switch (a) {
+	case PC_METRIC_NEXT: p->su_metric = (p->su_metric + 1) % SU_COUNT; return 1;
+	case PC_SORT_NEXT: case PC_SORT_REVERSE: p->by_value = !p->by_value; return 1;
+	default: return 0;
+	}
 }
 
 const struct panel_ops panel_power = {

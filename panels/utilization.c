@@ -36,6 +36,7 @@ struct util {
 	struct console *c;
 	int metric, zoom;          /* zoom: 0 auto, 1 GPUs, 2 nodes */
 	int32_t cursor;
+	int gpu_cur;               /* the GPU of the cursor's node (GPU view: Up/Down reach it) */
 	char filter[128];
 	struct node_filter sel;    /* what the filter selects, read every frame */
 	int ranked;                /* the worst GPUs as a list (w), not the map */
@@ -236,6 +237,9 @@ static void draw_gpu_view(struct util *u, const struct view *v, int y0, int rows
 		for (int r = 0; r < u->rows_per_node; r++) {
 			int32_t g0 = model_gpu(m, i, 2 * r), l0, l1;
 			int top = gpu_role(u, gs, i, g0, &l0), bot = 2 * r + 1 < gpn ? gpu_role(u, gs, i, g0 + 1, &l1) : 0;
+
+			if (i == u->cursor && u->gpu_cur / 2 == r)   /* the GPU under the cursor */
+				*(u->gpu_cur % 2 ? &bot : &top) = R_CURSOR;
 
 			if (colour) {
 				view_cell(v, u->nx[i], y + 1 + r, 0x2580, top, bot);
@@ -454,7 +458,7 @@ static void cursor_info(struct util *u, const struct view *v, int y, int h)
 		return;
 	view_text(v, 2, y, -1, R_COLHEAD, "GPU  ");
 	for (int32_t g = 0; g < m->gpus_per_node; g++)
-		view_textf(v, 8 + g * 7, y, 7, R_COLHEAD, "%6d ", g);
+		view_textf(v, 8 + g * 7, y, 7, u->gpu_view && g == u->gpu_cur ? R_SELECTED : R_COLHEAD, "%6d ", g);
 	y++;
 	for (unsigned r = 0; r < ARRAY_LEN(rows) && y < yend; r++, y++) {
 		view_text(v, 2, y, -1, R_LABEL, rows[r].name);
@@ -465,7 +469,7 @@ static void cursor_info(struct util *u, const struct view *v, int y, int h)
 				snprintf(buf, sizeof buf, "-");
 			else   /* whole units, as before; shortened, never cut */
 				fmt_fit(val / rows[r].div, 0, rows[r].unit, 6, buf, sizeof buf);
-			view_field(v, 8 + g * 7, y, 6, 1, R_NORMAL, buf);
+			view_field(v, 8 + g * 7, y, 6, 1, u->gpu_view && g == u->gpu_cur ? R_SELECTED : R_NORMAL, buf);
 		}
 	}
 }
@@ -603,6 +607,18 @@ static void util_draw(void *st, const struct view *v)
 
 /* ---- keys, clicks, targets ---- */
 
+/* In the GPU view Up and Down reach each GPU: within the node first, then
+ * on to the node above or below. 1 if it moved within the node. */
+static int gpu_step(struct util *u, const struct model *m, int dir)
+{
+	int g = u->gpu_cur + dir;
+
+	if (g < 0 || g >= m->gpus_per_node)
+		return 0;
+	u->gpu_cur = g;
+	return 1;
+}
+
 /* The nearest node in the same column above (dir -1) or below (dir +1). */
 static int32_t vertical(struct util *u, const struct model *m, int dir)
 {
@@ -637,10 +653,14 @@ static int util_key(void *st, enum panel_cmd a)
 	case PC_LEFT: next--; break;
 	case PC_RIGHT: next++; break;
 	case PC_UP: case PC_DOWN:
+		if (u->gpu_view && gpu_step(u, m, a == PC_UP ? -1 : 1))
+			return 1;   /* to the next GPU of the same node */
 		if (!u->nx || u->nalloc != m->nnodes)   /* not laid out yet: by SU */
 			next += a == PC_UP ? -npsu(m) : npsu(m);
 		else if ((next = vertical(u, m, a == PC_UP ? -1 : 1)) < 0)
 			next = u->cursor;
+		if (u->gpu_view && next >= 0 && next < m->nnodes && next != u->cursor)
+			u->gpu_cur = a == PC_UP ? m->gpus_per_node - 1 : 0;   /* enters at its near end */
 		break;
 	case PC_PGUP: next -= npsu(m); break;
 	case PC_PGDN: next += npsu(m); break;

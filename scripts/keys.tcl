@@ -32,7 +32,7 @@ namespace eval ::myriad::keys {
 	}
 	variable panels {
 		utilization {m metric-next  M metric-prev  z zoom  w rank}
-		power {m metric-next}
+		power {m metric-next  s sort-next}
 		faults {s sort-next  S sort-reverse  o show-closed  b group-bursts  u unacked-only}
 		jobs {s sort-next  S sort-reverse  f faulted-only}
 		node {n node-next  p node-prev}

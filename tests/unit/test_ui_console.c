@@ -462,6 +462,59 @@ TEST(ui_console_wheel_moves_the_cursor)
 	app_free(app);
 }
 
+/* In the GPU view the arrow keys reach every GPU: Down goes through the 8
+ * GPUs of the node, then on to the node below. */
+TEST(ui_console_arrows_reach_a_single_gpu)
+{
+	struct myriad *app = start("gpus=2048,seed=1", 3);
+	struct console *c = console_new(app, NULL, 200, 60);
+	struct target t = {-1, 0, 0, 0};
+
+	app->console = c;
+	keys(c, "1");
+	CHECK(ROW(c, "a cell = 2 GPUs"));
+	keys(c, "jjjjjjj");   /* GPUs 1..7 of gpu0001 */
+	CHECK(c->ops[c->cur]->target(c->st[c->cur], &t));
+	CHECK_INT(t.node, 0);
+	keys(c, "j");         /* on to the node below */
+	CHECK(c->ops[c->cur]->target(c->st[c->cur], &t));
+	CHECK(t.node != 0);
+	keys(c, "k");         /* back to gpu0001's last GPU */
+	CHECK(c->ops[c->cur]->target(c->st[c->cur], &t));
+	CHECK_INT(t.node, 0);
+	console_free(c);
+	app_free(app);
+}
+
+/* The power panel ranks its scalable units: s puts the hungriest first. */
+TEST(ui_console_power_sorts_sus_highest_first)
+{
+	struct myriad *app = start("gpus=2048,seed=1", 3);
+	struct console *c = console_new(app, NULL, 200, 60);
+	const struct model *m = &app->model;
+	double w[64] = {0};
+	int best = 0;
+	char row[2048], want[16];
+
+	app->console = c;
+	for (int32_t g = 0; g < m->ngpus; g++)
+		if (m->met[MET_POWER][g] != MET_UNKNOWN)
+			w[m->nodes[g / m->gpus_per_node].su] += m->met[MET_POWER][g];
+	for (int su = 1; su < m->topo.sus; su++)
+		if (w[su] > w[best])
+			best = su;
+	CHECK(best != 0 || w[0] > w[1]);
+	keys(c, "3s");
+	CHECK(ROW(c, "per scalable unit", "highest first (s)"));
+	snprintf(want, sizeof want, " SU%02d ", best + 1);
+	CHECK(!strncmp(grid_row_text(&c->grid, row_of(c, "per scalable unit") + 1, row, sizeof row), want, strlen(want)));
+	keys(c, "s");
+	CHECK(ROW(c, "per scalable unit", "in SU order (s)"));
+	CHECK(!strncmp(grid_row_text(&c->grid, row_of(c, "per scalable unit") + 1, row, sizeof row), " SU01 ", 6));
+	console_free(c);
+	app_free(app);
+}
+
 TEST(ui_console_filter_and_unbound_keys)
 {
 	struct myriad *app = start("gpus=256,seed=1", 3);
