@@ -549,6 +549,11 @@ TEST(ui_console_the_whole_fleet_in_one_view)
 	console_key(c, UK_ESCAPE);   /* back to the fleet */
 	console_draw(c, 1);
 	CHECK(ROW(c, "a cell = an SU"));
+	keys(c, "3");                /* power: 80 SUs do not fit 80x24: pages */
+	CHECK(ROW(c, "SUs 1-", "of 80 in this order: PgDn, PgUp"));
+	console_key(c, UK_NPAGE);
+	console_draw(c, 1);
+	CHECK(row_of(c, "SUs 1-") == c->grid.h && ROW(c, "of 80 in this order"));
 	console_free(c);
 	app_free(app);
 }
