@@ -6,12 +6,12 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 #include "fanout.h"
 #include "inventory.h"
 #include "pool.h"
 #include "quote.h"
+#include "../fdlimit.h"
 #include "../nodeset.h"
 
 struct fo_node {
@@ -35,14 +35,19 @@ struct fanout {
 	void *ctx;
 };
 
-void fanout_raise_fd_limit(void)
+/* One descriptor per session connecting or running at once; refused before
+ * any connection when the limit cannot be raised that far. */
+static int room_for_sessions(int nodes, int fan, char **err)
 {
-	struct rlimit rl;
+	int at_once = MIN(nodes, fan);
+	char *why = NULL;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	if (fd_limit_room(at_once, &why) == 0)
+		return 0;
+	*err = xasprintf("%d nodes, %d sessions at once (fan-out %d): %s; or a smaller fan-out (myriad fanout -f N)",
+			 nodes, at_once, fan, why);
+	free(why);
+	return -1;
 }
 
 /* ---- output ---- */
@@ -226,7 +231,12 @@ struct fanout *fanout_start(struct myriad *app, struct loop *l, const char *node
 	}
 	nodeset_foreach(ns, collect_name, &names);
 	nodeset_free(ns);
-	fanout_raise_fd_limit();
+	if (room_for_sessions(names.n, fan, err) < 0) {
+		for (int i = 0; i < names.n; i++)
+			free(names.names[i]);
+		free(names.names);
+		return NULL;
+	}
 	f = xcalloc(1, sizeof *f);
 	f->o = *o;
 	f->command = xstrdup(command);
