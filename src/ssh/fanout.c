@@ -11,6 +11,7 @@
 #include "inventory.h"
 #include "pool.h"
 #include "quote.h"
+#include "source_ssh.h"
 #include "../fdlimit.h"
 #include "../nodeset.h"
 
@@ -18,6 +19,8 @@ struct fo_node {
 	struct fanout *run;
 	struct fanout_result *r;
 	struct sbuf part[2];     /* partial lines, stdout and stderr (line mode) */
+	const struct inv_target *t;
+	struct ssh_chan *live;   /* running on a session the console keeps (not ours to close) */
 	int done;
 };
 
@@ -117,8 +120,16 @@ static void on_done(void *ctx, struct ssh_chan *c, int status, const char *why)
 {
 	struct fo_node *nd = ctx;
 
-	node_done(nd, status, CONN_UP, why);
-	pool_disconnect(chan_host(c));
+	if (!nd->live) {
+		node_done(nd, status, CONN_UP, why);
+		pool_disconnect(chan_host(c));
+		return;
+	}
+	nd->live = NULL;
+	if (!chan_opened(c) && !nd->done)   /* the command never ran there: log in as the one-shot form does */
+		pool_add(nd->run->pool, nd->t, nd);
+	else
+		node_done(nd, status, CONN_UP, why);
 }
 
 static const struct chan_ops fo_chan_ops = {on_data, on_done};
@@ -149,6 +160,19 @@ static void on_up(void *ctx, struct ssh_host *h)
 
 static const struct pool_ops fo_pool_ops = {on_state, on_up};
 
+/* On the console's loop, a node whose session the console holds runs the
+ * command on an exec channel there: no new login. 0: log in instead. */
+static int start_live(struct myriad *app, struct fo_node *nd)
+{
+	struct ssh_host *h = ssh_live_session(app, nd->run->loop, nd->r->name);
+
+	if (!h || !(nd->live = pool_exec(h, nd->run->command, &fo_chan_ops, nd)))
+		return 0;
+	if (nd->run->o.timeout_s > 0)
+		chan_set_timeouts(nd->live, (int64_t)(nd->run->o.timeout_s * US_PER_SEC), 0);
+	return 1;
+}
+
 /* ---- the run ---- */
 
 struct collect {
@@ -175,6 +199,8 @@ static void run_free(struct fanout *f, struct fanout_result **res)
 		loop_timer_cancel(f->loop, f->end_timer);
 	pool_free(f->pool);   /* sessions still closing are closed now */
 	for (int i = 0; i < f->n; i++) {
+		if (f->nodes[i].live)
+			chan_close(f->nodes[i].live);   /* the console's session goes on */
 		sbuf_free(&f->nodes[i].part[0]);
 		sbuf_free(&f->nodes[i].part[1]);
 	}
@@ -258,7 +284,9 @@ struct fanout *fanout_start(struct myriad *app, struct loop *l, const char *node
 		f->res[i].name = names.names[i];
 		f->res[i].status = -1;
 		f->own[i].name = names.names[i];   /* outside the inventory: ssh_config and defaults */
-		pool_add(f->pool, t ? t : &f->own[i], &f->nodes[i]);
+		f->nodes[i].t = t ? t : &f->own[i];
+		if (!start_live(app, &f->nodes[i]))
+			pool_add(f->pool, f->nodes[i].t, &f->nodes[i]);
 	}
 	free(names.names);
 	if (f->n == 0)

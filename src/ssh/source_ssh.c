@@ -389,6 +389,22 @@ static struct ssh_source *ssh_source_of(struct myriad *app)
 	return NULL;
 }
 
+struct ssh_host *ssh_live_session(struct myriad *app, const struct loop *l, const char *name)
+{
+	struct ssh_source *ss = ssh_source_of(app);
+	struct ssh_host *h = NULL;
+	int i;
+
+	if (!ss || ss->stopping || ss->loop != l)
+		return NULL;
+	if ((i = inventory_find(ss->inv, name)) >= 0 && i < ss->nnodes)
+		h = ss->nodes[i].h;
+	for (i = 0; !h && i < ss->nsvcs; i++)
+		if (!strcmp(ss->svcs[i].svc->t.name, name))
+			h = ss->svcs[i].h;
+	return h && host_is_up(h) ? h : NULL;
+}
+
 static struct svc_ctx *service_of(struct ssh_source *ss, const char *service)
 {
 	for (int i = 0; ss && i < ss->nsvcs; i++)
