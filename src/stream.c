@@ -19,8 +19,7 @@ void stream_init(struct stream *s, struct bus *bus, const struct model *m, int32
 	snprintf(s->source, sizeof s->source, "%s", source);
 	nvsmi_layout_from_query(&s->layout, NVSMI_DEFAULT_QUERY);
 	nvsmi_layout_from_query(&s->short_layout, NVSMI_SHORT_QUERY);
-	if (fmt == FMT_IB)
-		s->ib = xcalloc(STREAM_IB_DEVS, sizeof *s->ib);
+	s->ib_nordered = -1;
 }
 
 void stream_set_rails(struct stream *s, const char *const *names, int n)
@@ -30,6 +29,7 @@ void stream_set_rails(struct stream *s, const char *const *names, int n)
 	free(s->rails);
 	s->rails = NULL;
 	s->nrails = 0;
+	s->ib_nordered = -1;
 	if (n <= 0)
 		return;
 	s->rails = xcalloc((size_t)n, sizeof *s->rails);
@@ -44,6 +44,7 @@ void stream_free(struct stream *s)
 	sbuf_free(&s->doc);
 	free(s->ib);
 	s->ib = NULL;
+	s->ib_ndev = s->ib_cap = 0;
 	free(s->prom_xid);
 	s->prom_xid = NULL;
 	stream_set_rails(s, NULL, 0);
@@ -151,10 +152,10 @@ static void xid_line(struct stream *s, const char *line, size_t len, int64_t now
 
 /* ---- IB counters: one dump per blank line ---- */
 
-/* Rails of the ports seen so far, then one event per port of this dump that
- * is a fabric rail, in rail order. Ethernet ports (RoCE, bonds) are not
- * rails and their counters are not reported. */
-static void ib_flush(struct stream *s, int64_t now)
+/* Rails of the ports seen so far (ib_assign_rails()), kept until a port or
+ * a link layer is new or the mapping changes: the fabric rails' slots in
+ * rail order. */
+static void ib_order_rails(struct stream *s)
 {
 	const char *names[STREAM_IB_DEVS];
 	int32_t ll[STREAM_IB_DEVS], rail[STREAM_IB_DEVS];
@@ -165,50 +166,93 @@ static void ib_flush(struct stream *s, int64_t now)
 		ll[i] = s->ib[i].link_layer;
 	}
 	ib_assign_rails(names, ll, n, (const char *const *)s->rails, s->nrails, rail);
+	s->ib_nordered = 0;
 	for (int32_t r = 0; r < STREAM_IB_DEVS; r++)
-		for (int i = 0; i < n; i++) {
-			if (!s->ib[i].seen || rail[i] != r)
-				continue;
-			if (r >= s->model->topo.rails) {
-				char why[96];
+		for (int i = 0; i < n; i++)
+			if (rail[i] == r)
+				s->ib_order[s->ib_nordered++] = (int8_t)i;
+	for (int i = 0; i < n; i++)
+		s->ib[i].rail = rail[i];
+}
 
-				snprintf(why, sizeof why, "IB device %s would be rail %d; the cluster has %d rails",
-					 names[i], r, s->model->topo.rails);
-				reject(s, names[i], strlen(names[i]), why, now);
-				continue;
-			}
-			struct event ev = ev_new(s, EV_IB, now);
+/* One event per port of this dump that is a fabric rail, in rail order.
+ * Ethernet ports (RoCE, bonds) are not rails and their counters are not
+ * reported. */
+static void ib_flush(struct stream *s, int64_t now)
+{
+	if (s->ib_nordered < 0)
+		ib_order_rails(s);
+	for (int k = 0; k < s->ib_nordered; k++) {
+		struct stream_ib *d = &s->ib[s->ib_order[k]];
 
-			ev.u.ib = s->ib[i].ev;
-			ev.u.ib.node = s->node;
-			ev.u.ib.port = r;
-			bus_emit(s->bus, &ev);
-			s->records++;
+		if (!d->seen)
+			continue;
+		if (d->rail >= s->model->topo.rails) {
+			char why[96];
+
+			snprintf(why, sizeof why, "IB device %s would be rail %d; the cluster has %d rails",
+				 d->name, d->rail, s->model->topo.rails);
+			reject(s, d->name, strlen(d->name), why, now);
+			continue;
 		}
-	for (int i = 0; i < n; i++) {
+		struct event ev = ev_new(s, EV_IB, now);
+
+		ev.u.ib = d->ev;
+		ev.u.ib.node = s->node;
+		ev.u.ib.port = d->rail;
+		bus_emit(s->bus, &ev);
+		s->records++;
+	}
+	for (int i = 0; i < s->ib_ndev; i++) {
 		s->ib[i].seen = 0;
 		memset(&s->ib[i].ev, 0, sizeof s->ib[i].ev);
 	}
 }
 
-/* The port's slot, added if new; NULL when the table is full. */
+/* A port's name in the table: "mlx5_3" for port 1, "mlx4_0/2" for another. */
+static void ib_port_name(const struct ib_rec *r, char name[40])
+{
+	size_t n = strnlen(r->dev, sizeof r->dev - 1);
+
+	if (r->port < 0 || r->port > 999) {
+		snprintf(name, 40, "%s/%d", r->dev, r->port);
+		return;
+	}
+	memcpy(name, r->dev, n);
+	if (r->port != 1) {
+		name[n++] = '/';
+		if (r->port >= 100)
+			name[n++] = (char)('0' + r->port / 100);
+		if (r->port >= 10)
+			name[n++] = (char)('0' + r->port / 10 % 10);
+		name[n++] = (char)('0' + r->port % 10);
+	}
+	name[n] = '\0';
+}
+
+/* The port's slot, added if new; NULL when the table is full. The slot of
+ * the previous line is tried first. */
 static struct stream_ib *ib_port(struct stream *s, const struct ib_rec *r)
 {
 	char name[40];
 
-	if (r->port == 1)
-		snprintf(name, sizeof name, "%s", r->dev);
-	else
-		snprintf(name, sizeof name, "%s/%d", r->dev, r->port);
+	ib_port_name(r, name);
+	if (s->ib_last < s->ib_ndev && !strcmp(s->ib[s->ib_last].name, name))
+		return &s->ib[s->ib_last];
 	for (int i = 0; i < s->ib_ndev; i++)
 		if (!strcmp(s->ib[i].name, name))
-			return &s->ib[i];
+			return &s->ib[s->ib_last = i];
 	if (s->ib_ndev == STREAM_IB_DEVS)
 		return NULL;
-	struct stream_ib *p = &s->ib[s->ib_ndev++];
+	if (s->ib_ndev == s->ib_cap) {   /* 8 slots, then 32: most nodes show 8-10 ports */
+		s->ib_cap = s->ib_cap ? STREAM_IB_DEVS : 8;
+		s->ib = xrealloc(s->ib, sizeof *s->ib * (size_t)s->ib_cap);
+	}
+	struct stream_ib *p = &s->ib[s->ib_last = s->ib_ndev++];
 
 	memset(p, 0, sizeof *p);
 	memcpy(p->name, name, sizeof p->name);
+	s->ib_nordered = -1;
 	return p;
 }
 
@@ -234,6 +278,8 @@ static void ib_line(struct stream *s, const char *line, size_t len, int64_t now)
 		return;
 	}
 	if (r.counter == IB_LINK_LAYER_FILE) {
+		if (d->link_layer != r.link_layer)
+			s->ib_nordered = -1;
 		d->link_layer = r.link_layer;
 		return;
 	}

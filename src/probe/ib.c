@@ -109,11 +109,23 @@ static int parse_u64(struct span s, uint64_t *out)
 	return 0;
 }
 
+/* 1 for the bytes a path component may hold: [A-Za-z0-9_.-] */
+static const unsigned char name_byte[256] = {
+	['-'] = 1, ['.'] = 1, ['_'] = 1,
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1,
+	['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1,
+	['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1,
+	['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
+	['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+};
+
 /* Splits the path into components after IB_ROOT; -1 if a component is
  * empty, "." or "..", or holds a byte outside [A-Za-z0-9_.-]. */
 static int split_path(struct span path, struct span *c, int max)
 {
-	size_t root = strlen(IB_ROOT), start;
+	size_t root = sizeof IB_ROOT - 1, start;
 	int k = 0;
 
 	if (path.n <= root || memcmp(path.p, IB_ROOT, root))
@@ -121,10 +133,7 @@ static int split_path(struct span path, struct span *c, int max)
 	start = root;
 	for (size_t i = root; i <= path.n; i++) {
 		if (i < path.n && path.p[i] != '/') {
-			char ch = path.p[i];
-
-			if (!(dig(ch) || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			      ch == '_' || ch == '-' || ch == '.'))
+			if (!name_byte[(unsigned char)path.p[i]])
 				return -1;
 			continue;
 		}
@@ -155,13 +164,10 @@ static int parse_state(struct span v, int32_t *state)
 	return 0;
 }
 
-/* counters_ext: only the 64-bit data counters map onto ours. */
+/* counters_ext: only the 64-bit data counters map onto ours. Otherwise the
+ * name as ib_counter_from_name() reads it, compared in place. */
 static int counter_from(struct span dir, struct span name)
 {
-	char buf[64];
-
-	if (name.n >= sizeof buf)
-		return -1;
 	if (span_is(dir, "counters_ext")) {
 		if (span_is(name, "port_xmit_data_64"))
 			return IBC_PORT_XMIT_DATA;
@@ -169,9 +175,10 @@ static int counter_from(struct span dir, struct span name)
 			return IBC_PORT_RCV_DATA;
 		return -1;
 	}
-	memcpy(buf, name.p, name.n);
-	buf[name.n] = '\0';
-	return ib_counter_from_name(buf);
+	for (int c = 0; c < IBC_COUNT; c++)
+		if (span_is(name, ib_counter_name((enum ib_counter)c)))
+			return c;
+	return -1;
 }
 
 static int set_port(struct span p, struct ib_rec *out)
