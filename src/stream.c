@@ -11,14 +11,20 @@
 void stream_init(struct stream *s, struct bus *bus, const struct model *m, int32_t node,
 		 enum fmt fmt, const char *source)
 {
+	static struct nvsmi_layout dflt, shrt;   /* the queries' layouts, read once (a stream per node and format) */
+
+	if (!dflt.ncols) {
+		nvsmi_layout_from_query(&dflt, NVSMI_DEFAULT_QUERY);
+		nvsmi_layout_from_query(&shrt, NVSMI_SHORT_QUERY);
+	}
 	memset(s, 0, sizeof *s);
 	s->bus = bus;
 	s->model = m;
 	s->node = node;
 	s->fmt = fmt;
 	snprintf(s->source, sizeof s->source, "%s", source);
-	nvsmi_layout_from_query(&s->layout, NVSMI_DEFAULT_QUERY);
-	nvsmi_layout_from_query(&s->short_layout, NVSMI_SHORT_QUERY);
+	s->layout = dflt;
+	s->short_layout = shrt;
 	s->ib_nordered = -1;
 }
 
@@ -79,25 +85,44 @@ static void reject(struct stream *s, const char *line, size_t len, const char *e
 
 /* ---- nvidia-smi ---- */
 
+/* The line read with the stream's layout; without a header, a line with
+ * the older query's count of columns with that one's. Only a line whose
+ * count is not the layout's is counted, for that choice or the error. */
+static int nvsmi_read(struct stream *s, const char *line, size_t len, struct nvsmi_rec *r, const char **err,
+		      char *why, size_t whylen)
+{
+	const struct nvsmi_layout *l = &s->layout;
+	int n;
+
+	if (nvsmi_parse_line(line, len, l, r, err) == 0)
+		return 0;
+	if (!*err || strcmp(*err, "wrong number of columns"))
+		return -1;
+	n = nvsmi_count_fields(line, len);
+	if (!s->have_header && n == s->short_layout.ncols) {
+		l = &s->short_layout;
+		*err = NULL;
+		if (nvsmi_parse_line(line, len, l, r, err) == 0)
+			return 0;
+		if (!*err || strcmp(*err, "wrong number of columns"))
+			return -1;
+	}
+	*err = nvsmi_reject_reason(s->have_header, n, l->ncols, why, whylen);
+	return -1;
+}
+
 static void nvsmi_line(struct stream *s, const char *line, size_t len, int64_t now)
 {
 	struct nvsmi_rec r;
 	const char *err = NULL;
 	const struct model *m = s->model;
-	const struct nvsmi_layout *l = &s->layout;   /* without a header: either query */
 	char why[160];
-	int n;
 
 	if (nvsmi_parse_header(line, len, &s->layout)) {
 		s->have_header = 1;
 		return;
 	}
-	n = nvsmi_count_fields(line, len);
-	if (!s->have_header && n == s->short_layout.ncols)
-		l = &s->short_layout;
-	if (nvsmi_parse_line(line, len, l, &r, &err) < 0) {
-		if (err && !strcmp(err, "wrong number of columns"))
-			err = nvsmi_reject_reason(s->have_header, n, l->ncols, why, sizeof why);
+	if (nvsmi_read(s, line, len, &r, &err, why, sizeof why) < 0) {
 		reject(s, line, len, err ? err : "malformed line", now);
 		return;
 	}
