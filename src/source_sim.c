@@ -43,9 +43,10 @@ static void sink_text(void *ctx, enum sim_stream which, int32_t node, const char
 		return;
 	struct stream *st = stream_for(ss, which, node);
 
-	stream_feed(st, buf, n, ss->now);
 	if (which >= SIM_SINFO)
-		stream_end(st, ss->now);
+		stream_doc(st, buf, n, ss->now);   /* a service prints a whole document at once */
+	else
+		stream_feed(st, buf, n, ss->now);
 }
 
 static void announce(struct myriad *app, struct sim_source *ss)

@@ -256,14 +256,18 @@ static void ib_port_name(const struct ib_rec *r, char name[40])
 }
 
 /* The port's slot, added if new; NULL when the table is full. The slot of
- * the previous line is tried first. */
+ * the previous line and the one after it are tried first. */
 static struct stream_ib *ib_port(struct stream *s, const struct ib_rec *r)
 {
 	char name[40];
 
 	ib_port_name(r, name);
-	if (s->ib_last < s->ib_ndev && !strcmp(s->ib[s->ib_last].name, name))
-		return &s->ib[s->ib_last];
+	for (int k = 0; k < 2; k++) {   /* a dump lists a port's files together, the ports in order */
+		int i = s->ib_last + k;
+
+		if (i < s->ib_ndev && !strcmp(s->ib[i].name, name))
+			return &s->ib[s->ib_last = i];
+	}
 	for (int i = 0; i < s->ib_ndev; i++)
 		if (!strcmp(s->ib[i].name, name))
 			return &s->ib[s->ib_last = i];
@@ -386,13 +390,13 @@ static void slurm_job(void *ctx, const struct slurm_job_rec *r)
 	bus_emit(c->s->bus, &ev);
 }
 
-static void doc_error(struct stream *s, const char *what, char *err, int64_t now)
+static void doc_error(struct stream *s, const char *doc, size_t len, const char *what, char *err, int64_t now)
 {
-	reject(s, s->doc.s ? s->doc.s : "", s->doc.len, err ? err : what, now);
+	reject(s, doc ? doc : "", len, err ? err : what, now);
 	free(err);
 }
 
-static void slurm_doc(struct stream *s, int64_t now)
+static void slurm_doc(struct stream *s, const char *doc, size_t len, int64_t now)
 {
 	struct doc_ctx c = {s, now, NULL};
 	char *err = NULL;
@@ -400,14 +404,14 @@ static void slurm_doc(struct stream *s, int64_t now)
 	const struct model *m = s->model;
 
 	if (s->fmt == FMT_SLURM_NODES) {
-		if (slurm_parse_nodes(s->doc.s, s->doc.len, slurm_node, &c, &rejected, &err) < 0)
-			doc_error(s, "bad sinfo document", err, now);
+		if (slurm_parse_nodes(doc, len, slurm_node, &c, &rejected, &err) < 0)
+			doc_error(s, doc, len, "bad sinfo document", err, now);
 		return;
 	}
 	c.seen = xcalloc((size_t)m->njobs + 1, 1);
-	n = slurm_parse_jobs(s->doc.s, s->doc.len, slurm_job, &c, &rejected, &err);
+	n = slurm_parse_jobs(doc, len, slurm_job, &c, &rejected, &err);
 	if (n < 0) {
-		doc_error(s, "bad squeue document", err, now);
+		doc_error(s, doc, len, "bad squeue document", err, now);
 	} else {
 		for (int32_t i = 0; i < m->njobs; i++) {   /* gone from squeue: ended */
 			if (!m->jobs[i].id || c.seen[i])
@@ -421,13 +425,13 @@ static void slurm_doc(struct stream *s, int64_t now)
 	free(c.seen);
 }
 
-static void facility_doc(struct stream *s, int64_t now)
+static void facility_doc(struct stream *s, const char *doc, size_t len, int64_t now)
 {
 	struct event ev = ev_new(s, EV_POWER, now);
 	char *err = NULL;
 
-	if (facility_parse(s->doc.s, s->doc.len, &ev.u.power, &err) < 0) {
-		doc_error(s, "bad facility document", err, now);
+	if (facility_parse(doc, len, &ev.u.power, &err) < 0) {
+		doc_error(s, doc, len, "bad facility document", err, now);
 		return;
 	}
 	bus_emit(s->bus, &ev);
@@ -509,19 +513,19 @@ static void prom_gpu(void *ctx, const struct prom_gpu *g)
 }
 
 /* A /metrics body, or (first byte '{') an answer of /api/v1/query. */
-static void prom_doc(struct stream *s, int64_t now)
+static void prom_doc(struct stream *s, const char *doc, size_t len, int64_t now)
 {
 	struct prom_ctx c = {s, now, prom_dcgm_new(), ""};
-	const char *p = s->doc.s;
+	const char *p = doc;
 	char *err = NULL;
 
-	while (p < s->doc.s + s->doc.len && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+	while (p < doc + len && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
 		p++;
-	if (p < s->doc.s + s->doc.len && *p == '{') {
-		if (prom_parse_api(s->doc.s, s->doc.len, prom_add, &c, NULL, &err) < 0)
-			doc_error(s, "bad Prometheus answer", err, now);
+	if (p < doc + len && *p == '{') {
+		if (prom_parse_api(doc, len, prom_add, &c, NULL, &err) < 0)
+			doc_error(s, doc, len, "bad Prometheus answer", err, now);
 	} else {
-		prom_parse_text(s->doc.s, s->doc.len, prom_add, &c, NULL, prom_bad_line);
+		prom_parse_text(doc, len, prom_add, &c, NULL, prom_bad_line);
 	}
 	prom_dcgm_flush(c.dcgm, prom_gpu, &c);
 	prom_dcgm_free(c.dcgm);
@@ -595,17 +599,32 @@ void stream_feed(struct stream *s, const char *buf, size_t n, int64_t now)
 	}
 }
 
+static void read_doc(struct stream *s, const char *doc, size_t len, int64_t now)
+{
+	if (s->fmt == FMT_FACILITY)
+		facility_doc(s, doc, len, now);
+	else if (s->fmt == FMT_PROMETHEUS)
+		prom_doc(s, doc, len, now);
+	else
+		slurm_doc(s, doc, len, now);
+}
+
+void stream_doc(struct stream *s, const char *buf, size_t n, int64_t now)
+{
+	if (s->fmt == FMT_PROMETHEUS || !is_document(s->fmt) || s->doc.len || n > (size_t)256 << 20) {
+		stream_feed(s, buf, n, now);
+		stream_end(s, now);
+		return;
+	}
+	if (n)
+		read_doc(s, buf, n, now);   /* where it lies: no copy into s->doc */
+}
+
 void stream_end(struct stream *s, int64_t now)
 {
 	if (is_document(s->fmt)) {
-		if (s->doc.len) {
-			if (s->fmt == FMT_FACILITY)
-				facility_doc(s, now);
-			else if (s->fmt == FMT_PROMETHEUS)
-				prom_doc(s, now);
-			else
-				slurm_doc(s, now);
-		}
+		if (s->doc.len)
+			read_doc(s, s->doc.s, s->doc.len, now);
 		sbuf_reset(&s->doc);
 		return;
 	}

@@ -61,5 +61,8 @@ void stream_set_rails(struct stream *s, const char *const *names, int n);
 void stream_feed(struct stream *s, const char *buf, size_t n, int64_t now);
 /* End of output (command exited or document complete): parse what is left. */
 void stream_end(struct stream *s, int64_t now);
+/* A whole JSON document (Slurm, facility) in one piece: stream_feed() then
+ * stream_end(), read where it lies when nothing is buffered (no copy). */
+void stream_doc(struct stream *s, const char *buf, size_t n, int64_t now);
 
 #endif

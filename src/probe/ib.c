@@ -216,8 +216,13 @@ static int counter_from(struct span dir, struct span name)
 			return IBC_PORT_RCV_DATA;
 		return -1;
 	}
+	static size_t len[IBC_COUNT];   /* the names' lengths, taken once */
+
+	if (!len[0])
+		for (int c = 0; c < IBC_COUNT; c++)
+			len[c] = strlen(ib_counter_name((enum ib_counter)c));
 	for (int c = 0; c < IBC_COUNT; c++)
-		if (span_is(name, ib_counter_name((enum ib_counter)c)))
+		if (name.n == len[c] && !memcmp(name.p, ib_counter_name((enum ib_counter)c), len[c]))
 			return c;
 	return -1;
 }

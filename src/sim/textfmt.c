@@ -22,10 +22,10 @@ static char *put_u64(char *end, uint64_t v)
 char *tx_u64(char *p, uint64_t v)
 {
 	char tmp[24], *q = put_u64(tmp + sizeof tmp, v);
-	size_t n = (size_t)(tmp + sizeof tmp - q);
 
-	memcpy(p, q, n);
-	return p + n;
+	while (q < tmp + sizeof tmp)   /* a few digits: no call to memcpy */
+		*p++ = *q++;
+	return p;
 }
 
 void sb_u64(struct sbuf *b, uint64_t v)
@@ -63,8 +63,9 @@ char *tx_fixed(char *out, double v, int decimals)
 		*--p = '0';
 	*--p = '.';
 	p = put_u64(p, (uint64_t)(n / scale));
-	memcpy(out, p, (size_t)(end - p));
-	return out + (end - p);
+	while (p < end)
+		*out++ = *p++;
+	return out;
 }
 
 void sb_fixed(struct sbuf *b, double v, int decimals)
