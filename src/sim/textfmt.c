@@ -19,13 +19,16 @@ static char *put_u64(char *end, uint64_t v)
 	return end;
 }
 
+/* Digits counted first, then written in place from the last (a loop
+ * copying from a scratch buffer would become a call to memcpy). */
 char *tx_u64(char *p, uint64_t v)
 {
-	char tmp[24], *q = put_u64(tmp + sizeof tmp, v);
+	int n = 1;
 
-	while (q < tmp + sizeof tmp)   /* a few digits: no call to memcpy */
-		*p++ = *q++;
-	return p;
+	for (uint64_t t = v; t >= 10; t /= 10)
+		n++;
+	put_u64(p + n, v);
+	return p + n;
 }
 
 void sb_u64(struct sbuf *b, uint64_t v)
@@ -48,8 +51,7 @@ void sb_i64(struct sbuf *b, int64_t v)
 /* v rounded half away from zero to 1 or 2 decimals: "631.95", "-3.5" */
 char *tx_fixed(char *out, double v, int decimals)
 {
-	int64_t scale = decimals >= 2 ? 100 : 10, n;
-	char tmp[32], *end = tmp + sizeof tmp, *p;
+	int64_t scale = decimals >= 2 ? 100 : 10, n, frac;
 
 	if (v < 0) {
 		*out++ = '-';
@@ -58,13 +60,12 @@ char *tx_fixed(char *out, double v, int decimals)
 	if (v > 9e15)
 		v = 9e15;
 	n = (int64_t)(v * (double)scale + 0.5);
-	p = put_u64(end, (uint64_t)(n % scale));
-	if (scale == 100 && n % scale < 10)
-		*--p = '0';
-	*--p = '.';
-	p = put_u64(p, (uint64_t)(n / scale));
-	while (p < end)
-		*out++ = *p++;
+	out = tx_u64(out, (uint64_t)(n / scale));
+	*out++ = '.';
+	frac = n % scale;
+	if (scale == 100)
+		*out++ = (char)('0' + frac / 10);
+	*out++ = (char)('0' + frac % 10);
 	return out;
 }
 
