@@ -46,6 +46,8 @@ void stream_set_rails(struct stream *s, const char *const *names, int n)
 
 void stream_free(struct stream *s)
 {
+	if (s->fmt == FMT_SLURM_NODES || s->fmt == FMT_SLURM_JOBS)
+		slurm_parse_release();   /* what the parser kept for the next poll */
 	sbuf_free(&s->line);
 	sbuf_free(&s->doc);
 	free(s->ib);

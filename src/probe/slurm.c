@@ -602,6 +602,11 @@ static void doc_mem_end(void)
 	arena_reset(&doc_mem);
 }
 
+void slurm_parse_release(void)
+{
+	arena_free(&doc_mem);
+}
+
 /* The prologue of both parsers: the document, and its array under key (or
  * alt); NULL with *err when either is missing. *root is doc_done()'s. */
 static json_t *doc_array(const char *json, size_t len, const char *key, const char *alt, json_t **root,
