@@ -344,7 +344,8 @@ static void ib_rules(struct model *m, const struct event *ev, struct ib_port *p,
 		fault_open(m, ev->time, e->node, e->port, FK_IB, IB_STATE_CODE, SEV_ERROR, text,
 			   "drain; check cable, switch port and HCA");
 		p->downs++;
-	} else if (p->state == IBP_ACTIVE) {
+	} else if (p->state == IBP_ACTIVE && m->nodes[e->node].open_faults) {
+		/* a node with no open fault has no condition to clear: no walk through the kept faults per port */
 		clear_condition(m, ev->time, e->node, e->port, FK_IB, IB_STATE_CODE);
 	}
 }

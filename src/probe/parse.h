@@ -202,6 +202,9 @@ int slurm_parse_nodes(const char *json, size_t len,
 int slurm_parse_jobs(const char *json, size_t len,
 		     void (*fn)(void *ctx, const struct slurm_job_rec *r), void *ctx,
 		     int *rejected, char **err);
+/* The memory both keep from one document to the next (as large as the last
+ * one's JSON values), given back; the next document takes it again. */
+void slurm_parse_release(void);
 
 /* ---- facility meter JSON ----
  * {"time": "...", "facility_kw": 1234.5, "it_kw": 1100.2, "cooling_kw": 100.1,
