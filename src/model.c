@@ -43,6 +43,7 @@ void model_free(struct model *m)
 	free(m->ports);
 	free_jobs(m);
 	free(m->faults);
+	free(m->open_pos);
 	free(m->xid_wait);
 	free(m->node_last_fault);
 	free(m->node_burst);

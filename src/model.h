@@ -141,6 +141,12 @@ struct model {
 	/* job id -> index into jobs */
 	int32_t *job_slots;
 	uint32_t job_cap;
+	/* positions in faults of the open ones, ascending (fault.c): derived,
+	 * neither hashed nor stored; built when first needed after model_init
+	 * (a keyframe's faults come after it), dropped when closed faults are
+	 * trimmed */
+	int32_t *open_pos;
+	int32_t nopen, open_cap, open_ok;
 };
 
 #define FAULTS_KEEP_CLOSED 4096   /* closed faults kept for history */
