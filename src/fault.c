@@ -85,35 +85,39 @@ int32_t model_open_faults(const struct model *m)
 	return n;
 }
 
-/* ---- the open faults' positions (model.h: open_pos), so that finding an
- * open fault walks the open ones, not the thousands of closed ones kept ---- */
+/* ---- the open faults' positions (model.h: struct fault_open), so that
+ * finding an open fault walks the open ones, not the thousands of closed
+ * ones kept ---- */
 
-static void open_push(struct model *m, int32_t pos)
+static void open_push(struct fault_open *o, int32_t pos)
 {
-	if (m->nopen == m->open_cap) {
-		m->open_cap = m->open_cap ? m->open_cap * 2 : 64;
-		m->open_pos = xrealloc(m->open_pos, sizeof *m->open_pos * (size_t)m->open_cap);
+	if (o->n == o->cap) {
+		o->cap = o->cap ? o->cap * 2 : 64;
+		o->pos = xrealloc(o->pos, sizeof *o->pos * (size_t)o->cap);
 	}
-	m->open_pos[m->nopen++] = pos;
+	o->pos[o->n++] = pos;
 }
 
-static void open_build(struct model *m)
+static struct fault_open *open_faults(struct model *m)
 {
-	m->nopen = 0;
-	for (int32_t i = 0; i < m->nfaults; i++)
-		if (!m->faults[i].close_time)
-			open_push(m, i);
-	m->open_ok = 1;
+	struct fault_open *o = m->open ? m->open : (m->open = xcalloc(1, sizeof *m->open));
+
+	if (!o->ok) {
+		o->n = 0;
+		for (int32_t i = 0; i < m->nfaults; i++)
+			if (!m->faults[i].close_time)
+				open_push(o, i);
+		o->ok = 1;
+	}
+	return o;
 }
 
-static void open_drop(struct model *m, const struct fault *f)
+static void open_drop(struct fault_open *o, int32_t pos)
 {
-	int32_t pos = (int32_t)(f - m->faults);
-
-	for (int32_t k = m->nopen - 1; k >= 0; k--)
-		if (m->open_pos[k] == pos) {
-			memmove(&m->open_pos[k], &m->open_pos[k + 1], sizeof *m->open_pos * (size_t)(m->nopen - k - 1));
-			m->nopen--;
+	for (int32_t k = o->n - 1; k >= 0; k--)
+		if (o->pos[k] == pos) {
+			memmove(&o->pos[k], &o->pos[k + 1], sizeof *o->pos * (size_t)(o->n - k - 1));
+			o->n--;
 			return;
 		}
 }
@@ -121,10 +125,10 @@ static void open_drop(struct model *m, const struct fault *f)
 /* The newest open fault of this node, GPU, kind and code. */
 static struct fault *find_open(struct model *m, int32_t node, int32_t gpu, int32_t kind, int32_t code)
 {
-	if (!m->open_ok)
-		open_build(m);
-	for (int32_t k = m->nopen - 1; k >= 0; k--) {
-		struct fault *f = &m->faults[m->open_pos[k]];
+	const struct fault_open *o = open_faults(m);
+
+	for (int32_t k = o->n - 1; k >= 0; k--) {
+		struct fault *f = &m->faults[o->pos[k]];
 
 		if (f->node == node && f->gpu == gpu && f->kind == kind && f->code == code)
 			return f;
@@ -150,7 +154,8 @@ static void trim_closed(struct model *m)
 		m->faults[w++] = m->faults[i];
 	}
 	m->nfaults = w;
-	m->open_ok = 0;   /* the open ones moved */
+	if (m->open)
+		m->open->ok = 0;   /* the open ones moved */
 }
 
 /* A new fault, never folded into an open one. */
@@ -169,8 +174,8 @@ static struct fault *fault_new(struct model *m, int64_t time, int32_t node, int3
 		m->faults = xrealloc(m->faults, sizeof *m->faults * (size_t)m->faults_alloc);
 	}
 	f = &m->faults[m->nfaults++];
-	if (m->open_ok)
-		open_push(m, m->nfaults - 1);
+	if (m->open && m->open->ok)
+		open_push(m->open, m->nfaults - 1);
 	memset(f, 0, sizeof *f);
 	f->id = m->next_fault_id++;
 	f->time = time;
@@ -208,8 +213,8 @@ static void close_one(struct model *m, struct fault *f, int64_t time, const char
 {
 	if (f->close_time)
 		return;
-	if (m->open_ok)
-		open_drop(m, f);
+	if (m->open && m->open->ok)
+		open_drop(m->open, (int32_t)(f - m->faults));
 	f->close_time = time > 0 ? time : 1;
 	copy_printable(f->close_why, sizeof f->close_why, why);
 	if (f->node >= 0 && f->node < m->nnodes && m->nodes[f->node].open_faults)
