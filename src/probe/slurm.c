@@ -66,6 +66,7 @@
 #include <jansson.h>
 #include <string.h>
 #include <strings.h>
+#include "jsondoc.h"
 #include "parse.h"
 #include "../util.h"
 
@@ -439,28 +440,6 @@ static int job_state(json_t *v)
 
 /* ---- documents ---- */
 
-static json_t *load(const char *json, size_t len, char **err)
-{
-	json_error_t je;
-	json_t *root;
-
-	if (!json) {
-		*err = xstrdup("no input");
-		return NULL;
-	}
-	root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		*err = xasprintf("not JSON (line %d, column %d)", je.line, je.column);
-		return NULL;
-	}
-	if (!json_is_object(root)) {
-		*err = xstrdup("not a JSON object");
-		json_decref(root);
-		return NULL;
-	}
-	return root;
-}
-
 static int node_gres(struct slurm_node_rec *r, json_t *o, const char *k_total,
 		     const char *k_used)
 {
@@ -569,46 +548,14 @@ static int sinfo_nodes(json_t *arr, void (*fn)(void *, const struct slurm_node_r
 	return n;
 }
 
-/* A document of 12,800 nodes is millions of JSON values: allocated and
- * freed one by one they cost about as much as reading them (malloc, free,
- * glibc consolidating its fast bins). While a document is read, jansson
- * takes its memory from an arena, all of it taken back at once when the
- * document is done: the tree is not walked to be freed. The arena keeps its
- * blocks for the next poll. Nothing but the document is made with jansson
- * in between (the records' callbacks copy what they keep). */
-static struct arena doc_mem;
-static json_malloc_t doc_prev_malloc;
-static json_free_t doc_prev_free;
-
-static void *doc_alloc(size_t n)
-{
-	return arena_alloc(&doc_mem, n);
-}
-
-static void doc_free(void *p)
-{
-	(void)p;   /* the arena goes at once */
-}
-
-static void doc_mem_begin(void)
-{
-	json_get_alloc_funcs(&doc_prev_malloc, &doc_prev_free);
-	json_set_alloc_funcs(doc_alloc, doc_free);
-}
-
-static void doc_mem_end(void)
-{
-	json_set_alloc_funcs(doc_prev_malloc, doc_prev_free);
-	arena_reset(&doc_mem);
-}
-
 void slurm_parse_release(void)
 {
-	arena_free(&doc_mem);
+	jsondoc_release();
 }
 
-/* The prologue of both parsers: the document, and its array under key (or
- * alt); NULL with *err when either is missing. *root is doc_done()'s. */
+/* The prologue of both parsers: the document (jsondoc.c), and its array
+ * under key (or alt); NULL with *err when either is missing. *root is
+ * doc_done()'s. */
 static json_t *doc_array(const char *json, size_t len, const char *key, const char *alt, json_t **root,
 			 int *rejected, char **err)
 {
@@ -616,26 +563,23 @@ static json_t *doc_array(const char *json, size_t len, const char *key, const ch
 
 	if (rejected)
 		*rejected = 0;
-	doc_mem_begin();
-	if (!(*root = load(json, len, err))) {
-		doc_mem_end();
+	if (!(*root = jsondoc_load(json, len, err)))
 		return NULL;
-	}
 	arr = json_object_get(*root, key);
 	if (!json_is_array(arr) && alt)
 		arr = json_object_get(*root, alt);
 	if (json_is_array(arr))
 		return arr;
 	*err = alt ? xasprintf("no \"%s\" or \"%s\" array", key, alt) : xasprintf("no \"%s\" array", key);
-	doc_mem_end();   /* the tree goes with the arena */
+	jsondoc_done();
 	return NULL;
 }
 
 /* ... and their epilogue: the count of records, and of rejected ones. */
 static int doc_done(json_t *root, int n, int bad, int *rejected)
 {
-	(void)root;   /* the tree goes with the arena */
-	doc_mem_end();
+	(void)root;   /* jsondoc_done() takes it */
+	jsondoc_done();
 	if (rejected)
 		*rejected = bad;
 	return n;

@@ -89,7 +89,7 @@ static void print_fig(const struct tick_fig *f, int n)
 {
 	printf("full tick, %d GPUs (simulator prints + parse + apply + faults, mean of %d ticks with the Slurm poll every 5th):"
 	       " %.2f ms CPU = %.0f ns per GPU\n", f->gpus, n, f->mean, f->mean * 1e6 / f->gpus);
-	printf("  telemetry ticks %.2f ms (slowest %.2f), Slurm-poll ticks %.2f ms (%d jobs in squeue); simulator alone %.2f ms\n",
+	printf("  telemetry ticks %.2f ms (slowest %.2f), Slurm-poll ticks %.2f ms (%d jobs in the model); simulator alone %.2f ms\n",
 	       f->telem, f->telem_max, f->poll, f->jobs, f->sim);
 }
 
