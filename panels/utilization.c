@@ -125,17 +125,6 @@ static int ramp(const struct util *u, int l)
 	return (u->metric == M_TEMP ? R_HOT0 : R_HEAT0) + l;
 }
 
-static int state_role(int s)
-{
-	switch (s) {
-	case GS_FAULT: return R_GPU_FAULT;
-	case GS_DRAIN: return R_GPU_DRAIN;
-	case GS_STALE: return R_GPU_STALE;
-	case GS_DOWN: return R_GPU_DOWN;
-	default: return R_GPU_NONE;
-	}
-}
-
 /* Severity order of states for "worst of". */
 static uint32_t glyph_of(int state, int lvl)
 {
@@ -225,7 +214,7 @@ static int gpu_role(struct util *u, const uint8_t *gs, int32_t node, int32_t g, 
 		s = GS_NONE;
 	if (!filter_node(&u->sel, node))
 		return R_GPU_DIMMED;
-	return s == GS_OK ? ramp(u, *lvl) : state_role(s);
+	return s == GS_OK ? ramp(u, *lvl) : gpu_state_role(s);
 }
 
 static void draw_gpu_view(struct util *u, const struct view *v, int y0, int rows)
@@ -258,7 +247,7 @@ static void draw_gpu_view(struct util *u, const struct view *v, int y0, int rows
 				int lv = MAX(l0, bot ? l1 : 0);
 
 				view_cell(v, u->nx[i], y + 1 + r, glyph_of(s, MAX(lv, 0)),
-					  s == GS_OK ? ramp(u, MAX(lv, 0)) : state_role(s), 0);
+					  s == GS_OK ? ramp(u, MAX(lv, 0)) : gpu_state_role(s), 0);
 			}
 		}
 	}
@@ -312,7 +301,7 @@ static void draw_node_view(struct util *u, const struct view *v, int y0, int row
 		}
 	for (int32_t i = 0; i < m->nnodes; i++) {
 		int y = y0 + u->ny[i] / 2 - u->top_band, lvl, s = node_cell(u, gs, i, &lvl);
-		int role = !filter_node(&u->sel, i) ? R_GPU_DIMMED : s == GS_OK ? ramp(u, lvl) : state_role(s);
+		int role = !filter_node(&u->sel, i) ? R_GPU_DIMMED : s == GS_OK ? ramp(u, lvl) : gpu_state_role(s);
 		int32_t other = u->ny[i] % 2 ? i - n : i + n;
 		int orole = 0, olvl = 0, os = GS_OK;
 
@@ -326,7 +315,7 @@ static void draw_node_view(struct util *u, const struct view *v, int y0, int row
 		}
 		if (other >= 0 && other < m->nnodes && u->ny[other] / 2 == u->ny[i] / 2) {
 			os = node_cell(u, gs, other, &olvl);
-			orole = !filter_node(&u->sel, other) ? R_GPU_DIMMED : os == GS_OK ? ramp(u, olvl) : state_role(os);
+			orole = !filter_node(&u->sel, other) ? R_GPU_DIMMED : os == GS_OK ? ramp(u, olvl) : gpu_state_role(os);
 			if (other == u->cursor)
 				orole = R_CURSOR;
 		}
@@ -337,7 +326,7 @@ static void draw_node_view(struct util *u, const struct view *v, int y0, int row
 
 			view_cell(v, u->nx[i], y, glyph_of(ws, MAX(lvl, olvl)),
 				  i == u->cursor || other == u->cursor ? R_CURSOR
-				  : ws == GS_OK ? ramp(u, MAX(lvl, olvl)) : state_role(ws), 0);
+				  : ws == GS_OK ? ramp(u, MAX(lvl, olvl)) : gpu_state_role(ws), 0);
 		}
 	}
 }
@@ -550,7 +539,7 @@ static void su_look(void *ctx, const struct su_cell *c, int *role, uint32_t *ch)
 {
 	struct util *u = ctx;
 
-	*role = !c->matched ? R_GPU_DIMMED : c->state == GS_OK ? ramp(u, c->lvl) : state_role(c->state);
+	*role = !c->matched ? R_GPU_DIMMED : c->state == GS_OK ? ramp(u, c->lvl) : gpu_state_role(c->state);
 	*ch = u->c->theme.colour && text_utf8 ? 0x2588 : glyph_of(c->state, c->lvl);
 }
 

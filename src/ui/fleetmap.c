@@ -20,6 +20,17 @@ int gpu_state_rank(int s)
 	return s >= 0 && s <= GS_DOWN ? r[s] : 0;
 }
 
+int gpu_state_role(int s)
+{
+	switch (s) {
+	case GS_FAULT: return R_GPU_FAULT;
+	case GS_DRAIN: return R_GPU_DRAIN;
+	case GS_STALE: return R_GPU_STALE;
+	case GS_DOWN: return R_GPU_DOWN;
+	default: return R_GPU_NONE;
+	}
+}
+
 void fleet_aggregate(const struct model *m, const uint8_t *gs, int worst, struct fleet_level lv,
 		     const struct node_filter *f, struct su_cell *out, int sus)
 {

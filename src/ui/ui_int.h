@@ -263,6 +263,7 @@ struct fleet_map {
 };
 typedef void (*fleet_look_fn)(void *ctx, const struct su_cell *c, int *role, uint32_t *ch);
 int gpu_state_rank(int state);   /* worse states rank higher */
+int gpu_state_role(int state);   /* a GPU cell's role for a state other than GS_OK */
 void fleet_aggregate(const struct model *m, const uint8_t *gs, int worst, struct fleet_level lv,
 		     const struct node_filter *f, struct su_cell *out, int sus);
 void fleet_layout(struct fleet_map *fm, int sus, int w, int h);

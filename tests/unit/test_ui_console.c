@@ -29,17 +29,9 @@ static struct myriad *start(const char *spec, int ticks)
 	return &app;
 }
 
-/* The whole grid as text, one line per row. */
 static char *screen(struct console *c)
 {
-	struct sbuf b = {0};
-	char row[2048];
-
-	for (int y = 0; y < c->grid.h; y++) {
-		sbuf_adds(&b, grid_row_text(&c->grid, y, row, sizeof row));
-		sbuf_addc(&b, '\n');
-	}
-	return b.s;
+	return grid_text(&c->grid);
 }
 
 static int shows(struct console *c, const char *text)
