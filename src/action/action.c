@@ -228,12 +228,10 @@ static void measure(struct myriad *app, const struct action *a, struct action_ou
 	}
 }
 
-static int over_limit(struct myriad *app, const struct action_outcome *out, char *why, size_t n)
+static int over_limit_with(struct myriad *app, const struct action_outcome *out, int32_t wn, int32_t wg, char *why,
+			   size_t n)
 {
 	struct action_engine *e = engine_of(app);
-	int32_t wn, wg;
-
-	action_window(app, &wn, &wg);
 	if ((e->lim.nodes && wn + out->nodes > e->lim.nodes) || (e->lim.gpus && wg + out->gpus > e->lim.gpus)) {
 		snprintf(why, n,
 			 "blast radius: %d nodes (%d GPUs) in the last %llds with this action, over the limit of %d nodes / %d GPUs",
@@ -244,6 +242,40 @@ static int over_limit(struct myriad *app, const struct action_outcome *out, char
 	return 0;
 }
 
+static const char *input_why(struct myriad *app, const struct action *a);
+
+static int over_limit(struct myriad *app, const struct action_outcome *out, char *why, size_t n)
+{
+	int32_t wn, wg;
+
+	action_window(app, &wn, &wg);
+	return over_limit_with(app, out, wn, wg, why, n);
+}
+
+int action_judge(struct myriad *app, const struct action *a, int32_t nodes_before, int32_t gpus_before,
+		 struct action_outcome *out)
+{
+	const char *why;
+	int32_t wn, wg;
+
+	memset(out, 0, sizeof *out);
+	measure(app, a, out);
+	out->status = AS_DONE;
+	if ((why = input_why(app, a))) {
+		out->status = AS_REFUSED;
+		out->why = AW_INPUT;
+		snprintf(out->detail, sizeof out->detail, "%s", why);
+		return out->status;
+	}
+	action_window(app, &wn, &wg);
+	if (!AK_LOCAL(a->kind) && over_limit_with(app, out, wn + nodes_before, wg + gpus_before, out->detail,
+						  sizeof out->detail)) {
+		out->status = a->force ? AS_DONE : AS_CONFIRM;
+		out->why = AW_GUARD;
+	}
+	return out->status;
+}
+
 static int finished_job(struct myriad *app, uint32_t id)
 {
 	const struct job *j = model_job(&app->model, id);
@@ -252,7 +284,8 @@ static int finished_job(struct myriad *app, uint32_t id)
 	       j->state != JOB_COMPLETING && j->state != JOB_REQUEUED;
 }
 
-static int input_error(struct myriad *app, const struct action *a, struct action_outcome *out)
+/* What is wrong with a's input, or NULL. */
+static const char *input_why(struct myriad *app, const struct action *a)
 {
 	const char *why = NULL;
 
@@ -270,6 +303,13 @@ static int input_error(struct myriad *app, const struct action *a, struct action
 		why = "-force needs -reason TEXT saying why";
 	if (a->kind == AK_GUARD && !a->force)
 		why = "raising the blast-radius limits needs -force -reason TEXT (the configuration may set them freely)";
+	return why;
+}
+
+static int input_error(struct myriad *app, const struct action *a, struct action_outcome *out)
+{
+	const char *why = input_why(app, a);
+
 	if (why)
 		return refuse(app, a, out, AW_INPUT, "%s", why);
 	return 0;

@@ -111,6 +111,15 @@ const char *action_status_name(enum action_status s); /* "done", "timed-out", "s
  * was done, dry-run, held or sent; -1 when it was refused or failed. */
 int action_submit(struct myriad *app, const struct action *a, struct action_outcome *out,
 		  action_result_fn fn, void *ctx);
+/* The verdict of the input and blast-radius guards on a, as if submitted
+ * now after other actions that touched nodes_before nodes and gpus_before
+ * GPUs (a what-if's earlier ones): AS_DONE (allowed), AS_CONFIRM (held:
+ * over the blast radius) or AS_REFUSED (bad input), with the guard's words
+ * in out->detail. What belongs to this session rather than to the action
+ * (read-only, a recording without backend, --dry-run) is not consulted.
+ * Nothing is audited, held or sent. */
+int action_judge(struct myriad *app, const struct action *a, int32_t nodes_before, int32_t gpus_before,
+		 struct action_outcome *out);
 /* Continues (yes) or declines (why says so) an action held for
  * confirmation. -1 if id is not held. The end comes through its fn. */
 int action_confirm(struct myriad *app, uint32_t id, int yes, const char *why);

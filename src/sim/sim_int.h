@@ -215,6 +215,11 @@ void wl_requeue(struct sim *s, struct sjob *j, const int32_t *excl, int nexcl);
 void wl_cancel(struct sim *s, struct sjob *j);
 void wl_checkpoint(struct sim *s, struct sjob *j);
 void wl_free(struct sim *s);
+void wl_step_twin(struct sim *s, struct rng *arrivals);   /* twin.c */
+struct sjob *wl_seed_job(struct sim *s, uint32_t id);
+void wl_seed_place(struct sim *s, struct sjob *j);
+int wl_class_of(int32_t nnodes, int gpn);
+int64_t wl_draw_remaining(struct rng *r, int cls, int64_t elapsed);
 const char *wl_job_name(const struct sjob *j);
 const char *wl_user_name(const struct sjob *j);
 uint32_t wl_user_uid(const struct sjob *j);

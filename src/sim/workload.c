@@ -648,6 +648,62 @@ void wl_step(struct sim *s)
 	schedule(s);
 }
 
+/* ---- the twin's face (twin.c): jobs given, arrivals drawn from their own stream ---- */
+
+/* The same step with the submitter's jobs drawn from `arrivals` instead of
+ * r_job: the twin's futures then submit the same jobs in the same order
+ * whatever the actions change (a drain moves GPUs from running to pending,
+ * which leaves their sum, and so the submissions, as they were). */
+void wl_step_twin(struct sim *s, struct rng *arrivals)
+{
+	struct rng keep = s->r_job;
+
+	end_and_advance(s);
+	purge(s);
+	count_pending(s);
+	s->r_job = *arrivals;
+	submit(s);
+	*arrivals = s->r_job;
+	s->r_job = keep;
+	schedule(s);
+}
+
+/* A job as the twin's seed describes it: id given (ascending), the rest
+ * filled by the caller; placed on its nodes when it is running. */
+struct sjob *wl_seed_job(struct sim *s, uint32_t id)
+{
+	struct sjob *j = job_append(s);
+
+	j->id = id;
+	s->next_id = MAX(s->next_id, id + 1);
+	return j;
+}
+
+/* The class a job of this size would have been drawn from. */
+int wl_class_of(int32_t nnodes, int gpn)
+{
+	return nnodes == 1 && gpn < SIM_GPN ? JC_SMALL : nnodes <= 32 ? JC_MEDIUM : nnodes <= 128 ? JC_LARGE : JC_PRETRAIN;
+}
+
+/* Run time left of a job of class cls that has run `elapsed` s: its total
+ * drawn from the class's log-uniform run times above what it has already
+ * run (a job older than the class's longest draws up to twice its age). */
+int64_t wl_draw_remaining(struct rng *r, int cls, int64_t elapsed)
+{
+	double lo = MAX(cls_tmin[cls], (double)elapsed + 60), hi = MAX(cls_tmax[cls], 2.0 * (double)elapsed);
+
+	if (hi <= lo)
+		hi = lo + 60;
+	return MAX(60, (int64_t)(lo * exp(rng_unit(r) * log(hi / lo))) - elapsed);
+}
+
+void wl_seed_place(struct sim *s, struct sjob *j)
+{
+	j->shown_nodes = 1;
+	assign_gpus(s, j, j->start);
+	s->running_gpus += job_gpus(j);
+}
+
 /* ---- warm start ---- */
 
 static int cmp_submit(const void *a, const void *b)

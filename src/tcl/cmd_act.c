@@ -149,6 +149,10 @@ static int run(struct tcl_call *c, struct action *a, Tcl_Obj *jobs)
 	char *args = audit_args(c);
 	int waits = c->ts->batch || !clock_is_running(c->app);
 
+	if (c->ts->whatif) {
+		free(args);
+		return tc_whatif_take(c, a, jobs);
+	}
 	a->args = args;
 	action_submit(c->app, a, &o, on_end, &w);
 	if (o.status == AS_CONFIRM) {

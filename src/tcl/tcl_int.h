@@ -120,6 +120,7 @@ struct tcl_state {
 	struct sbuf audit;         /* --json: actions as JSON objects */
 	int naudit, audit_sub;
 	struct fo_wait *fanouts;   /* fan-outs running on the console's loop */
+	struct whatif_take *whatif;   /* evaluating a what-if's script: actions are taken, not sent */
 };
 
 static inline struct tcl_state *tc_state(struct myriad *app)
@@ -233,6 +234,10 @@ int tc_node_drain(struct tcl_call *c);
 int tc_node_resume(struct tcl_call *c);
 int tc_job_requeue(struct tcl_call *c);
 int tc_job_checkpoint(struct tcl_call *c);
+int tc_whatif(struct tcl_call *c);
+/* cmd_whatif.c: inside `whatif`, an acting command's action goes here
+ * instead of to the engine (jobs: the jobs it affects, or NULL; taken). */
+int tc_whatif_take(struct tcl_call *c, const struct action *a, Tcl_Obj *jobs);
 int tc_fault_ack(struct tcl_call *c);
 int tc_guard(struct tcl_call *c);
 int tc_action_list(struct tcl_call *c);
