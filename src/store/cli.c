@@ -1,6 +1,7 @@
 /*
  * cli.c - the log's subcommands (myriad(1)):
  *   myriad replay FILE [--at WHEN] [--speed X] [--once --json [--detail]] [--run RUNBOOK.tcl]
+ *   myriad replay FILE --at WHEN --whatif ACTIONS [--minutes N] [--runs K] [--json]
  *   myriad log cut FILE --from T1 --to T2 -o OUT
  *   myriad log export FILE --format csv|jsonl|openmetrics [--table gpu|ib|events]
  *                          [--from T1] [--to T2] [--nodes NODESET] [-o OUT]
@@ -18,6 +19,7 @@
 
 struct args {
 	const char *file, *at, *speed, *run, *from, *to, *out, *format, *table, *nodes;
+	const char *whatif, *minutes, *runs;
 	int once, json, detail;
 };
 
@@ -28,7 +30,8 @@ static int parse_args(int argc, char **argv, struct args *a, const char *what)
 		{"--run", offsetof(struct args, run)}, {"--from", offsetof(struct args, from)},
 		{"--to", offsetof(struct args, to)}, {"-o", offsetof(struct args, out)},
 		{"--format", offsetof(struct args, format)}, {"--table", offsetof(struct args, table)},
-		{"--nodes", offsetof(struct args, nodes)},
+		{"--nodes", offsetof(struct args, nodes)}, {"--whatif", offsetof(struct args, whatif)},
+		{"--minutes", offsetof(struct args, minutes)}, {"--runs", offsetof(struct args, runs)},
 	};
 
 	for (int i = 0; i < argc; i++) {
@@ -120,6 +123,36 @@ static int run_runbook(struct myriad *app, const struct cli_opts *o, const struc
 	return tcl_run_batch(app, &ro, a->run, 0, NULL);
 }
 
+/* What ACTIONS would have done at the replayed moment: `whatif` on the
+ * model as the recording had it (myriad-tcl(7)), printed as a table or,
+ * with --json, as its dict in JSON. The recording is only read. */
+static int run_whatif(struct myriad *app, const struct cli_opts *o, const struct args *a)
+{
+	struct cli_opts ro = *o;
+	struct sbuf script = {0};
+	int rc;
+
+	sbuf_printf(&script, "whatif $::myriad::whatif%s%s%s%s%s", a->minutes ? " -minutes " : "",
+		    a->minutes ? a->minutes : "", a->runs ? " -runs " : "", a->runs ? a->runs : "",
+		    a->json ? "" : " -table");
+	ro.ticks = -1;
+	ro.json = 0;
+	app->dry_run = 1;
+	if (a->json)
+		sbuf_printf(&script, " -json");
+	ro.eval = script.s;
+	if (!app->tcl) {
+		char *err = NULL;
+
+		if (tcl_init(app, &err) < 0)
+			return fail("replay", err, 2);
+	}
+	tcl_set_var(app, "::myriad::whatif", a->whatif);
+	rc = tcl_run_batch(app, &ro, NULL, 0, NULL);
+	sbuf_free(&script);
+	return rc;
+}
+
 int store_cmd_replay(struct myriad *app, const struct cli_opts *o, int argc, char **argv)
 {
 	struct args a = {0};
@@ -145,6 +178,11 @@ int store_cmd_replay(struct myriad *app, const struct cli_opts *o, int argc, cha
 		replay_get_info(app, &info);
 		if (replay_seek(app, info.end, &err) < 0)   /* the end of the recording */
 			return fail("replay", err, 1);
+	}
+	if (a.whatif) {
+		if (!a.at)
+			return fail("replay", xstrdup("--whatif needs --at WHEN: the moment to fork the twin at"), 1);
+		return run_whatif(app, o, &a);
 	}
 	if (a.run) {
 		rc = run_runbook(app, o, &a);

@@ -274,6 +274,12 @@ int tcl_run_batch(struct myriad *app, const struct cli_opts *o, const char *runb
 	return status;
 }
 
+void tcl_set_var(struct myriad *app, const char *name, const char *value)
+{
+	if (app->tcl)
+		Tcl_SetVar(tc_state(app)->interp, name, value, TCL_GLOBAL_ONLY);
+}
+
 int tcl_cli_run(struct myriad *app, const struct cli_opts *o, int argc, char **argv)
 {
 	if (argc < 2) {

@@ -113,10 +113,14 @@ static void decide_held(struct tcl_call *c, const struct action *a, struct actio
 	if (AK_LOCAL(a->kind))
 		text = xasprintf("%s %s %s\n%s.\nGo ahead?", action_kind_name(a->kind), a->target ? a->target : "",
 				 a->args ? a->args : "", o->detail);
-	else
-		text = xasprintf("%s %s %s\nIt touches %d node%s (%d GPUs). %s.\nGo ahead?", action_kind_name(a->kind),
+	else {
+		char *brief = o->why == AW_GUARD && strstr(o->detail, "blast radius") ? tc_whatif_brief(c->app, a) : NULL;
+
+		text = xasprintf("%s %s %s\nIt touches %d node%s (%d GPUs). %s.\n%s%sGo ahead?", action_kind_name(a->kind),
 				 a->target ? a->target : "", a->args ? a->args : "", o->nodes, o->nodes == 1 ? "" : "s",
-				 o->gpus, o->detail);
+				 o->gpus, o->detail, brief ? brief : "", brief ? "\n" : "");
+		free(brief);
+	}
 	if (ui_confirm(c->app, text, on_answer, q, &err) < 0) {
 		snprintf(why, sizeof why, "%s; and the console cannot ask (%s)", o->detail, err ? err : "?");
 		action_confirm(c->app, o->id, 0, why);

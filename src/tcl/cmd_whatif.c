@@ -44,6 +44,18 @@ static int verdict_rank(int v)
 	return v == AS_REFUSED ? 2 : v == AS_CONFIRM ? 1 : 0;
 }
 
+/* The twin's form of a (its nodes are a's: copy them to keep them). */
+static void twin_act_of(const struct action *a, struct twin_act *t)
+{
+	memset(t, 0, sizeof *t);
+	t->verb = a->kind == AK_DRAIN ? TV_DRAIN : a->kind == AK_RESUME ? TV_RESUME
+		: a->kind == AK_REQUEUE ? TV_REQUEUE : TV_SIGNAL;
+	t->job = a->job;
+	t->sig = a->sig;
+	t->nnodes = a->nnodes;
+	t->nodes = a->nodes;
+}
+
 int tc_whatif_take(struct tcl_call *c, const struct action *a, Tcl_Obj *jobs)
 {
 	struct whatif_take *w = c->ts->whatif;
@@ -83,12 +95,7 @@ int tc_whatif_take(struct tcl_call *c, const struct action *a, Tcl_Obj *jobs)
 		w->acts = xrealloc(w->acts, (size_t)w->cap * sizeof *w->acts);
 	}
 	t = &w->acts[w->n++];
-	memset(t, 0, sizeof *t);
-	t->verb = a->kind == AK_DRAIN ? TV_DRAIN : a->kind == AK_RESUME ? TV_RESUME
-		: a->kind == AK_REQUEUE ? TV_REQUEUE : TV_SIGNAL;
-	t->job = a->job;
-	t->sig = a->sig;
-	t->nnodes = a->nnodes;
+	twin_act_of(a, t);
 	if (a->nnodes) {
 		int32_t *copy = xmalloc((size_t)a->nnodes * sizeof *copy);
 
@@ -96,6 +103,30 @@ int tc_whatif_take(struct tcl_call *c, const struct action *a, Tcl_Obj *jobs)
 		t->nodes = copy;
 	}
 	return TCL_OK;
+}
+
+char *tc_whatif_brief(struct myriad *app, const struct action *a)
+{
+	struct whatif_opts o;
+	struct whatif_report r;
+	struct twin_act t;
+	const struct whatif_diff *d;
+	char err[160], *s;
+
+	if (AK_LOCAL(a->kind))
+		return NULL;
+	twin_act_of(a, &t);
+	whatif_opts_default(&o);
+	if (whatif_run(&app->model, &t, 1, &o, &r, err, sizeof err) < 0)
+		return xasprintf("what-if: %s", err);
+	d = &r.diff[0];
+	s = xasprintf("What-if, next %lld min: %d GPUs out, %d jobs killed, %d requeued (%d GPUs), %d delayed (p50 %.0f min), "
+		      "utilization %+.1f pts, IT %+.0f kW, queue wait p95 %+.0f min.",
+		      (long long)(r.horizon_s / 60), d->gpus_out, d->killed, d->requeued, d->requeued_gpus, d->delayed,
+		      d->delay_p50 / 60, r.with[0].util_mean - r.base[0].util_mean, r.with[0].it_kw_mean - r.base[0].it_kw_mean,
+		      (r.with[0].wait_p95 - r.base[0].wait_p95) / 60);
+	whatif_report_free(&r);
+	return s;
 }
 
 static void take_free(struct whatif_take *w)
@@ -160,9 +191,18 @@ static Tcl_Obj *future_dict(const struct whatif_report *r, const struct whatif_f
 	return d;
 }
 
-static Tcl_Obj *ids(const uint32_t *id, int32_t n)
+/* A list, even when empty (Tcl's empty list has no type: JSON would say ""). */
+static Tcl_Obj *new_list(void)
 {
 	Tcl_Obj *l = Tcl_NewListObj(0, NULL);
+
+	Tcl_ConvertToType(NULL, l, Tcl_GetObjType("list"));
+	return l;
+}
+
+static Tcl_Obj *ids(const uint32_t *id, int32_t n)
+{
+	Tcl_Obj *l = new_list();
 
 	for (int32_t i = 0; i < n; i++)
 		Tcl_ListObjAppendElement(NULL, l, Tcl_NewWideIntObj(id[i]));
@@ -335,7 +375,7 @@ int tc_whatif(struct tcl_call *c)
 	if (int_opt(c, "minutes", 1, 24 * 60, &minutes) || int_opt(c, "runs", 1, WHATIF_RUNS_MAX, &runs) ||
 	    int_opt(c, "seed", 0, INT32_MAX, &seed))
 		return TCL_ERROR;
-	w.list = Tcl_NewListObj(0, NULL);
+	w.list = new_list();
 	Tcl_IncrRefCount(w.list);
 	c->ts->whatif = &w;
 	rc = Tcl_EvalObjEx(c->interp, c->argv[0], 0);

@@ -56,6 +56,8 @@ int tcl_configure(struct myriad *app, const struct cli_opts *o, char **config, c
  * app->dry_run set (what the runbook would have done, with timestamps). */
 int tcl_run_batch(struct myriad *app, const struct cli_opts *o, const char *runbook, int argc, char **argv);
 /* The `run` subcommand, for main.c's table. */
+/* Sets the global Tcl variable name to value (after tcl_init). */
+void tcl_set_var(struct myriad *app, const char *name, const char *value);
 int tcl_cli_run(struct myriad *app, const struct cli_opts *o, int argc, char **argv);
 
 /* ---- the console (src/ui) ---- */

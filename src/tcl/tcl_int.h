@@ -238,6 +238,9 @@ int tc_whatif(struct tcl_call *c);
 /* cmd_whatif.c: inside `whatif`, an acting command's action goes here
  * instead of to the engine (jobs: the jobs it affects, or NULL; taken). */
 int tc_whatif_take(struct tcl_call *c, const struct action *a, Tcl_Obj *jobs);
+/* One line on what a would do over the next 30 minutes (the blast-radius
+ * prompt shows it), malloc'd; NULL for an action on myriad itself. */
+char *tc_whatif_brief(struct myriad *app, const struct action *a);
 int tc_fault_ack(struct tcl_call *c);
 int tc_guard(struct tcl_call *c);
 int tc_action_list(struct tcl_call *c);
