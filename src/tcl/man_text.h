@@ -173,6 +173,39 @@ static const char *const man_rest[] = {
 	"panel, on the status line (N actions pending) and in action list. Refused, failed and timed-out actions "
 	"are errors (errorCode MYRIAD GUARD, BACKEND, UNREACHABLE, TIMEOUT ...); partial is not, its dict says "
 	"failed N.",
+	".SH WHAT-IF",
+	"whatif SCRIPT asks what SCRIPT's actions would do before anyone does them. SCRIPT runs as any script "
+	"does, but its acting commands (node drain, node resume, job requeue, job checkpoint) are taken instead of "
+	"submitted: the guards give their verdict (input, and the blast radius counting every action of the script "
+	"together: allowed, confirm or refused; read-only and the lack of a backend are this session's, not the "
+	"action's, and are not consulted), and nothing is sent, held, audited or logged. The model is then forked "
+	"into a twin: every node with its state (drained; down, not responding or failed), every running job on "
+	"its nodes with the utilization and power its GPUs reported last, every waiting job with its size, the "
+	"idle GPUs' power and the facility meter's last reading. The simulator's scheduler (FIFO with backfill), "
+	"its submitter (which keeps the queue a little above what can run, as the users of a busy cluster do) "
+	"and its power and cooling physics advance the twin one second at a time, -minutes ahead (default 30), "
+	"without printing or parsing anything: once as it is, once with the actions applied at the start. Both "
+	"futures draw the same random streams (-seed S, default 1): what differs is what the actions changed.",
+	".PP",
+	"Slurm does not say when a running job will end: the twin draws each job's run time left from the run "
+	"times of jobs of its size, beyond what it has run, and the jobs its submitter adds. -runs K repeats with "
+	"K seeds (S, S+1, ...) and gives each figure as the mean, with the least and greatest in spread: the "
+	"prediction's uncertainty. The twin invents no faults and models nodes of 8 GPUs. Its figures: how many "
+	"GPUs and nodes the actions take out of service at once (out), jobs killed (ended cancelled, failed or "
+	"node-failed with the actions but not without, having started at the same time in both), requeued and "
+	"delayed (starting a minute or more later, or not in the horizon) with the delay's p50 and max in "
+	"seconds (jobs; the first seed's job ids in killed_ids, requeued_ids, delayed_ids), and for each future "
+	"(without, with): GPUs in service, mean and final utilization of every GPU, IT kW and PUE, queue wait "
+	"p50 and p95 in seconds (of the jobs that started, and so far of those still waiting at the end), jobs "
+	"started and waiting at the end; series holds both futures minute by minute. A drain lets running jobs "
+	"finish, as Slurm's does: its cost is the capacity it holds back, which shows as waits and delays once "
+	"the queue needs it. The result is a dict; -json gives it as JSON, -table as a table to read. It works "
+	"in --read-only, in batch runs and runbooks, at the console's : line, and on a recording: myriad replay "
+	"FILE --at WHEN --whatif ACTIONS [--minutes N] [--runs K] [--json] answers what would have happened had "
+	"ACTIONS been done at WHEN. When the blast-radius guard holds an action at the console, its question "
+	"shows this what-if in one line.",
+	".PP",
+	"whatif {node drain @su:3 -reason \"leaf swap\"} -minutes 30 -runs 3 -table",
 	".SH TRUST",
 	"What runs where, and what it may do:",
 	".IP \\(bu 2",
@@ -248,6 +281,8 @@ static const char *const man_rest[] = {
 	"myriad --sim gpus=2048,seed=3,accel=600 --ticks 3600 run scripts/auto-drain.tcl",
 	".br",
 	"myriad --sim gpus=256 --json -e 'node drain {gpu[0001-0002]} -reason \"hc dcgmi-diag-r2 fail\" -dry-run'",
+	".br",
+	"myriad --sim gpus=2048,seed=3 -e 'whatif {node drain @su:2 -reason \"leaf swap\"} -runs 3 -table'",
 	".SH SEE ALSO",
 	"myriad(1), tclsh(1), coroutine(n), after(n)",
 	NULL,
