@@ -207,15 +207,17 @@ static int killed_state(int s)
 	return s == JOB_CANCELLED || s == JOB_FAILED || s == JOB_NODE_FAIL;
 }
 
-static void note_id(uint32_t *ids, int32_t *n, uint32_t id, int list)
+static void note_id(uint32_t *ids, int32_t *n, uint32_t id)
 {
-	if (list && *n < WHATIF_LIST_MAX)
+	if (*n < WHATIF_LIST_MAX)
 		ids[(*n)++] = id;
 }
 
-static void compare(const struct twin_result *base, const struct twin_result *with, int64_t horizon, int32_t m_gpn,
-		    struct whatif_report *r, struct whatif_diff *d, int list)
+void whatif_compare(const struct twin_result *base, const struct twin_result *with, int64_t horizon, int32_t m_gpn,
+		    struct whatif_report *r, struct whatif_diff *d)
 {
+	int list = r != NULL;
+
 	double *delays = xmalloc((size_t)MAX(1, with->nfates) * sizeof *delays);
 
 	memset(d, 0, sizeof *d);
@@ -231,12 +233,14 @@ static void compare(const struct twin_result *base, const struct twin_result *wi
 			continue;
 		if (killed_state(w->state) && !killed_state(b->state) && w->start == b->start) {
 			d->killed++;
-			note_id(r->killed_ids, &r->nkilled_ids, w->id, list);
+			if (list)
+				note_id(r->killed_ids, &r->nkilled_ids, w->id);
 		}
 		if (w->restarts > b->restarts) {
 			d->requeued++;
 			d->requeued_gpus += w->gpus;
-			note_id(r->requeued_ids, &r->nrequeued_ids, w->id, list);
+			if (list)
+				note_id(r->requeued_ids, &r->nrequeued_ids, w->id);
 		}
 		if (b->start <= 0 && b->start != INT64_MAX)
 			continue;   /* running at the fork: requeued or not */
@@ -244,7 +248,8 @@ static void compare(const struct twin_result *base, const struct twin_result *wi
 		ws = MIN(w->start, horizon);
 		if (ws >= bs + WHATIF_DELAY_MIN) {
 			delays[d->delayed++] = (double)(ws - bs);
-			note_id(r->delayed_ids, &r->ndelayed_ids, w->id, list);
+			if (list)
+				note_id(r->delayed_ids, &r->ndelayed_ids, w->id);
 		}
 	}
 	d->delay_max = d->delayed ? pct(delays, d->delayed, 1.0) : 0;
@@ -275,7 +280,7 @@ int whatif_run(const struct model *m, const struct twin_act *acts, int nacts, co
 		twin_run(&b.seed, acts, nacts, o->horizon_s, o->sample_s, o->seed + (uint64_t)k, &with, err, errlen);
 		sum_up(&base, o->horizon_s, &r->base[k]);
 		sum_up(&with, o->horizon_s, &r->with[k]);
-		compare(&base, &with, o->horizon_s, m->gpus_per_node, r, &r->diff[k], k == 0);
+		whatif_compare(&base, &with, o->horizon_s, m->gpus_per_node, k == 0 ? r : NULL, &r->diff[k]);
 		if (k == 0) {
 			r->act_failed = with.act_failed;
 			memcpy(r->act_err, with.act_err, sizeof r->act_err);

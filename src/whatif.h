@@ -65,5 +65,9 @@ void whatif_opts_default(struct whatif_opts *o);
 int whatif_run(const struct model *m, const struct twin_act *acts, int nacts, const struct whatif_opts *o,
 	       struct whatif_report *r, char *err, size_t errlen);
 void whatif_report_free(struct whatif_report *r);
+/* The difference of two futures (the same definitions for the simulator's
+ * own futures in the twin's benchmark); r, if not NULL, gets the job ids. */
+void whatif_compare(const struct twin_result *base, const struct twin_result *with, int64_t horizon, int32_t gpn,
+		    struct whatif_report *r, struct whatif_diff *d);
 
 #endif

@@ -48,6 +48,15 @@ void sim_test_power(const struct sim *s, double *facility_kw, double *it_kw, dou
 	*pue = s->fac.pue;
 }
 
+double sim_test_util(const struct sim *s)
+{
+	double sum = 0;
+
+	for (int64_t g = 0; g < s->topo.gpus; g++)
+		sum += s->gpus[g].util;
+	return sum / (double)s->topo.gpus;
+}
+
 void sim_test_stats(const struct sim *s, struct sim_test_stats *out)
 {
 	out->faults = s->n_faults;

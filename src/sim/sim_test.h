@@ -41,6 +41,8 @@ void sim_test_node(const struct sim *s, int32_t node, uint32_t *flags, int *down
 /* Facility numbers of the last step. */
 void sim_test_power(const struct sim *s, double *facility_kw, double *it_kw, double *pue);
 void sim_test_stats(const struct sim *s, struct sim_test_stats *out);
+/* Mean utilization of every GPU, % (as nvidia-smi printed it last). */
+double sim_test_util(const struct sim *s);
 /* Make a fault now, as the injector would: kind is "host", "thermal",
  * "link_down", "symbol", "nic" (rail chosen at random), or a cause that picks
  * its XID at random ("gpu", "hbm", "sram", "gsp"). 0, or -1 if the node

@@ -8,9 +8,12 @@
  *     gpu[00001-10240] and gpu[0001-1280]-ib[0-7]
  *   one tick through Prometheus     vs the same through 1,280 SSH streams
  *     (bench_prom.c), and 102,400 GPUs through Prometheus
+ *   the what-if twin's error against the simulator, and its speed
+ *     (bench_twin.c)
  *   resident memory
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "myriad.h"
@@ -20,6 +23,7 @@
 
 void bench_prometheus(struct myriad *app);   /* bench_prom.c */
 void bench_scale(struct myriad *app);        /* bench_scale.c */
+void bench_twin(void);                       /* bench_twin.c */
 
 struct capture {
 	struct sbuf *node_text;   /* per node: one tick of nvidia-smi output */
@@ -310,7 +314,12 @@ int main(void)
 	struct myriad app;
 	char *err = NULL;
 	long rss0 = rss_kb();
+	const char *only = getenv("BENCH_ONLY");
 
+	if (only && !strcmp(only, "twin")) {   /* BENCH_ONLY=twin: the what-if twin alone */
+		bench_twin();
+		return 0;
+	}
 	app_init(&app);
 	if (app_add_source(&app, "sim", "gpus=10240,seed=1", &err) < 0) {
 		fprintf(stderr, "bench: %s\n", err);
@@ -326,6 +335,7 @@ int main(void)
 	bench_slurm_poll(&app);
 	bench_prometheus(&app);
 	bench_nodeset(&app.model);
+	bench_twin();
 	printf("resident memory with the 10,240-GPU cluster loaded: %.1f MB (process start: %.1f MB; at the end, after the"
 	       " 102,400-GPU benchmarks: %.1f MB)\n", rss1 / 1024.0, rss0 / 1024.0, rss_kb() / 1024.0);
 	app_free(&app);
