@@ -85,7 +85,7 @@ static void pending_shape(struct sjob *j, int32_t gpus)
 static void seed_running(struct twin *tw, struct sjob *j, const struct twin_job *tj)
 {
 	struct sim *s = tw->s;
-	int64_t now = sim_sec(s), elapsed = MAX(0, now - tj->start / US_PER_SEC);
+	int64_t now = sim_sec(s), elapsed = tj->start > 0 ? MAX(0, now - tj->start / US_PER_SEC) : 0;
 	int32_t k = 0;
 
 	j->nodes = xmalloc((size_t)tj->nnodes * sizeof *j->nodes);
