@@ -168,6 +168,8 @@ struct sim {
 	int64_t cap_gpus;          /* QOS GrpTRES gres/gpu = load x GPUs */
 	int64_t running_gpus, pending_gpus;
 	int32_t pending_jobs;
+	int64_t twin_demand;       /* a twin: GPUs running + waiting to keep (0: the cap and backlog) */
+	int32_t twin_want;         /* a twin: jobs waiting to keep */
 	struct sxq *xq;
 	int32_t nxq, xqcap;
 	int32_t *faulted;          /* nodes with an active fault, oldest first */

@@ -16,9 +16,9 @@
  * no cap beyond the fleet.
  *
  * Stepping, one second at a time: the scheduler (wl_step_twin: ends,
- * requeue phases, the submitter keeping the queue a little above what can
- * run, as users of a busy cluster do, its jobs drawn from a random stream
- * of their own; FIFO and backfill), power from the running jobs (their
+ * requeue phases, the submitter keeping the demand the fork shows - the
+ * GPUs running and waiting, the jobs waiting - its jobs drawn from a random
+ * stream of their own; FIFO and backfill), power from the running jobs (their
  * level, the loading and checkpoint dips) and the facility's physics
  * (facility.c). No telemetry text, no faults: the twin
  * carries the faults and drains it was forked with, and invents none.
@@ -168,6 +168,23 @@ static int capped(const struct sim *s)
 	return 0;
 }
 
+/* The submitter keeps what the fork shows: the GPUs running and waiting,
+ * and the jobs waiting (at least one GPU, so that an idle cluster's twin
+ * stays idle but not empty of demand). */
+static void demand(struct sim *s)
+{
+	int64_t pending = 0;
+	int32_t jobs = 0;
+
+	for (int32_t i = 0; i < s->njobs; i++)
+		if (s->jobs[i].state == JOB_PENDING) {
+			pending += (int64_t)s->jobs[i].nnodes * s->jobs[i].gpn;
+			jobs++;
+		}
+	s->twin_demand = MAX(1, s->running_gpus + pending);
+	s->twin_want = jobs;
+}
+
 /* ---- power ---- */
 
 /* A running job's utilization now: loading, checkpoint dips, or its level. */
@@ -313,6 +330,7 @@ static int twin_fork(struct twin *tw, const struct twin_seed *seed, uint64_t wse
 	tw->idle_w = seed->idle_watts > 0 ? seed->idle_watts : 80.0;
 	seed_jobs(tw, seed);
 	s->cap_gpus = capped(s) ? s->running_gpus : s->topo.gpus;
+	demand(s);
 	rng_seed(&tw->r_arr, seed_mix(wseed, 5));
 	gpus_at_fork(tw);
 	fac_init(s);

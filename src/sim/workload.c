@@ -544,17 +544,19 @@ static int64_t backlog(const struct sim *s)
 }
 
 /* Keep running + pending a little above the cap, and always a few jobs
- * waiting (so that backfill has work while a big job waits for room). */
+ * waiting (so that backfill has work while a big job waits for room). A
+ * twin keeps instead the demand it was forked with (twin.c). */
 static void submit(struct sim *s)
 {
-	int32_t want = 4 + s->topo.nodes / 64;
+	int32_t want = s->twin_demand ? s->twin_want : 4 + s->topo.nodes / 64;
+	int64_t demand = s->twin_demand ? s->twin_demand : s->cap_gpus + backlog(s);
 
 	for (int k = 0; k < 64; k++) {
 		struct sjob *j;
 
-		if (s->running_gpus + s->pending_gpus >= s->cap_gpus + backlog(s) && s->pending_jobs >= want)
+		if (s->running_gpus + s->pending_gpus >= demand && s->pending_jobs >= want)
 			break;
-		if (s->pending_jobs >= 4 * want)
+		if (s->pending_jobs >= MAX(4, 4 * want))
 			break;
 		j = job_append(s);
 		job_make(s, j, pick_class(&s->r_job), sim_sec(s));

@@ -17,6 +17,11 @@
 #  4. The 1,280 simulated nodes behind that sshd as a gateway (host -via):
 #     one session carries every node; the console's and the gateway's CPU,
 #     and the fan-out through it against the direct one.
+#  5. The console's `:fanout` over 1,280 nodes on the sessions it holds
+#     (exec channels, no new logins) against `myriad fanout` (one-shot, a
+#     login per node) in the same run (median of 3).
+#  4b. For the record: the console on 12,800 simulated nodes (102,400 GPUs)
+#     behind one gateway session, its steady CPU and the gateway's.
 #
 # Starts and stops its own servers (killed by PID); loopback only.
 B=${1:-build}
@@ -230,4 +235,75 @@ case "$d1$d2$d3$v1$v2$v3" in
 *)	d=$(median3 "$d1" "$d2" "$d3"); v=$(median3 "$v1" "$v2" "$v3")
 	echo "fanout -b hostname over 1280 nodes (median of 3): through one gateway $v s, direct $d s (ratio $(awk -v a="$v" -v b="$d" 'BEGIN { printf "%.2f", a / b }'))" ;;
 esac
+
+# ---- 5. fan-out on the console's live sessions against the one-shot form ----
+# The console holds a session to every node; its `:fanout` opens an exec
+# channel on each instead of logging in again. Timed from the `:` line (the
+# -then script writes the elapsed milliseconds), median of 3, beside
+# `myriad fanout` (a login per node) on the same nodes in the same run.
+if command -v tmux > /dev/null 2>&1; then
+	cp "$tmp/fleet.conf" "$tmp/live.conf"
+	echo "ssh -log $tmp/live.log" >> "$tmp/live.conf"
+	tmux -S "$tmp/tmux.sock" new-session -d -x 200 -y 60 "$MYRIAD -c $tmp/live.conf --record none"
+	for i in $(seq 600); do grep -q "all 1280 hosts streaming" "$tmp/live.log" 2>/dev/null && break; sleep 0.1; done
+	live=""
+	for k in 1 2 3; do
+		rm -f "$tmp/live.ms"
+		tmux -S "$tmp/tmux.sock" send-keys ':' 
+		sleep 0.3
+		tmux -S "$tmp/tmux.sock" send-keys -l "set t0 [clock milliseconds]; fanout -w {gpu[0001-1280]} hostname -then [list apply {{t0 f r} {set n 0; dict for {k v} \$r {incr n [expr {[dict get \$v status] == 0}]}; set o [open \$f w]; puts \$o \"[expr {[clock milliseconds] - \$t0}] \$n\"; close \$o}} \$t0 $tmp/live.ms]"
+		tmux -S "$tmp/tmux.sock" send-keys Enter
+		for i in $(seq 300); do [ -s "$tmp/live.ms" ] && break; sleep 0.1; done
+		live="$live $(cat "$tmp/live.ms" 2>/dev/null || echo 'fail 0')"
+	done
+	tmux -S "$tmp/tmux.sock" send-keys ':' 
+	sleep 0.3
+	tmux -S "$tmp/tmux.sock" send-keys -l "quit"
+	tmux -S "$tmp/tmux.sock" send-keys Enter
+	sleep 1
+	tmux -S "$tmp/tmux.sock" kill-server 2>/dev/null
+	o1=$(time_of myriad 'gpu[0001-1280]' "$tmp/fleet.conf" 1280); o2=$(time_of myriad 'gpu[0001-1280]' "$tmp/fleet.conf" 1280)
+	o3=$(time_of myriad 'gpu[0001-1280]' "$tmp/fleet.conf" 1280)
+	set -- $live
+	if [ "$2 $4 $6" = "1280 1280 1280" ]; then
+		l=$(median3 "$1" "$3" "$5"); o=$(median3 "$o1" "$o2" "$o3")
+		echo "fanout hostname over 1280 nodes (median of 3): on the console's live sessions $(awk -v m="$l" 'BEGIN { printf "%.3f", m / 1000 }') s, one-shot myriad fanout $o s (ratio live/one-shot $(awk -v a="$l" -v b="$o" 'BEGIN { printf "%.3f", a / 1000 / b }'))"
+	else
+		echo "fanout on the console's live sessions: fail (ms and nodes ok: $live; $(tail -n 3 "$tmp/live.log" 2>/dev/null))"
+	fi
+else
+	echo "fanout on the console's live sessions: skipped (needs tmux)"
+fi
+
+# ---- 4b. the console on 12,800 nodes behind one gateway, for the record ----
+"$SIM" serve --sim gpus=102400,seed=1 --listen 127.0.0.1:0 --write-config "$tmp/big2.conf" 2> "$tmp/big2.log" &
+big=$!
+pids="$pids $big"
+for i in $(seq 300); do [ -s "$tmp/big2.conf" ] && break; sleep 0.1; done
+if [ -s "$tmp/big2.conf" ]; then
+	{
+		grep -v '^ssh ' "$tmp/big2.conf" | grep -v '^host '
+		echo "ssh -config $tmp/gw_config -known-hosts none -log $tmp/via12k.log"
+		echo "hostkey {[127.0.0.1]:$sport} $hk"
+		grep '^host ' "$tmp/big2.conf" | sed 's/$/ -via gw/'
+	} > "$tmp/via12k.conf"
+	"$MYRIAD" -c "$tmp/via12k.conf" --ticks 150 > /dev/null 2> "$tmp/via12k.err" &
+	con=$!
+	pids="$pids $con"
+	for i in $(seq 1200); do grep -q "all 12800 hosts streaming" "$tmp/via12k.log" 2>/dev/null && break; sleep 0.1; done
+	sleep 5
+	gwp=$(pgrep -u "$user" -f "sshd: $user" | head -n 1)
+	c0=$(cpu_ticks $con); g0=$(cpu_ticks "${gwp:-0}"); s0=$(cpu_ticks $big); t0=$(now)
+	sleep 20
+	c1=$(cpu_ticks $con); g1=$(cpu_ticks "${gwp:-0}"); s1=$(cpu_ticks $big); t1=$(now)
+	rss=$(awk '/VmRSS/ { print $2 }' "/proc/$con/status")
+	kill $con 2>/dev/null; wait $con 2>/dev/null
+	span=$(elapsed "$t0" "$t1")
+	up=$(sed -n 's/.*all 12800 hosts streaming after \([0-9.]*\) s/\1/p' "$tmp/via12k.log")
+	echo "console, 12800 simulated nodes (102,400 GPUs) x 3 probe channels behind one gateway session (real sshd): all streaming after ${up:-?} s"
+	echo "  steady CPU: console $(awk -v d=$((c1 - c0)) -v hz="$hz" -v s="$span" 'BEGIN { printf "%.1f", 100 * d / hz / s }') % of one core, gateway sshd $(awk -v d=$((g1 - g0)) -v hz="$hz" -v s="$span" 'BEGIN { printf "%.1f", 100 * d / hz / s }') %, myriad-sim serve $(awk -v d=$((s1 - s0)) -v hz="$hz" -v s="$span" 'BEGIN { printf "%.1f", 100 * d / hz / s }') %; console RSS $((rss / 1024)) MB"
+else
+	echo "console on 12,800 nodes behind a gateway: myriad-sim serve --sim gpus=102400 did not start: $(cat "$tmp/big2.log")"
+fi
+kill $big 2>/dev/null
 kill $sim 2>/dev/null
