@@ -783,6 +783,8 @@ static int util_target(void *st, struct target *t)
 	if (!u->c->app->model.nnodes)
 		return 0;
 	t->node = u->cursor;
+	if (u->fleet && !u->ranked)   /* the cell is a whole SU */
+		t->su = u->su_cur;
 	return 1;
 }
 

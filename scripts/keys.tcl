@@ -23,7 +23,7 @@ namespace eval ::myriad::keys {
 		Left cursor-left  h cursor-left  Right cursor-right  l cursor-right
 		PPage page-up  NPage page-down  Home top  g top  End bottom  G bottom
 		Enter select  Escape back  BSpace back
-		d drain  r reroute  c checkpoint  a ack
+		d drain  r reroute  c checkpoint  a ack  W what-if
 		, {replay-step -1}  . {replay-step +1}
 		< {replay-seek -60}  > {replay-seek +60}
 		[ {replay-seek -600}  ] {replay-seek +600}

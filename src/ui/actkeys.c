@@ -64,9 +64,9 @@ static const struct fault *node_fault(const struct model *m, int32_t node)
 }
 
 /* A drain reason in the console's convention: "xid79 gpu3 gpu-has-fallen-off-the-bus". */
-static void drain_reason(const struct model *m, int32_t node, char *out, size_t size)
+void action_drain_reason(const struct model *m, int32_t node, char *out, size_t size)
 {
-	const struct fault *f = node_fault(m, node);
+	const struct fault *f = node >= 0 ? node_fault(m, node) : NULL;
 	char s[48];
 
 	if (!f) {
@@ -164,23 +164,33 @@ static const struct job *target_job(struct console *c, const struct target *t)
 	return j;
 }
 
-/* The nodes a requeued job must avoid: its faulted or drained ones, and the
- * selected node. */
+int32_t action_job_avoid(const struct model *m, const struct job *j, int32_t also, int32_t *out)
+{
+	int32_t n = 0;
+
+	for (int32_t k = 0; k < j->nnodes; k++) {
+		const struct node *nd = &m->nodes[j->node_idx[k]];
+
+		if (nd->open_faults || node_is_drained(nd) || node_down(nd))
+			out[n++] = j->node_idx[k];
+	}
+	if (also >= 0)
+		out[n++] = also;
+	return n;
+}
+
+/* The nodes a requeued job must avoid (action_job_avoid), folded. */
 static char *exclude_set(const struct model *m, const struct job *j, int32_t also)
 {
 	struct nodeset *ns = nodeset_new();
+	int32_t *idx = xcalloc((size_t)j->nnodes + 1, sizeof *idx), n = action_job_avoid(m, j, also, idx);
 	char *s;
 
-	for (int32_t k = 0; k < j->nnodes; k++) {
-		const struct node *n = &m->nodes[j->node_idx[k]];
-
-		if (n->open_faults || node_is_drained(n) || node_down(n))
-			nodeset_add(ns, n->name);
-	}
-	if (also >= 0)
-		nodeset_add(ns, m->nodes[also].name);
+	for (int32_t k = 0; k < n; k++)
+		nodeset_add(ns, m->nodes[idx[k]].name);
 	s = nodeset_fold(ns);
 	nodeset_free(ns);
+	free(idx);
 	return s;
 }
 
@@ -269,7 +279,7 @@ static void ask_reason(struct console *c, int32_t node)
 void action_key(struct console *c, const char *verb)
 {
 	const struct panel_ops *p = c->ops[c->cur];
-	struct target t = {-1, 0, 0, 0};
+	struct target t = TARGET_NONE;
 	struct sbuf text = {0}, cmd = {0};
 	const struct model *m = &c->app->model;
 	const struct job *j;
@@ -291,7 +301,7 @@ void action_key(struct console *c, const char *verb)
 			ask_reason(c, t.node);
 			return;
 		}
-		drain_reason(m, t.node, why, sizeof why);
+		action_drain_reason(m, t.node, why, sizeof why);
 		drain(c, t.node, why, &text, &cmd);
 	} else if (!strcmp(verb, "ack")) {
 		ack(c, &t, &text, &cmd);

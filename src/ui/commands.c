@@ -113,6 +113,12 @@ static void a_action_key(struct console *c, const char *arg)
 	action_key(c, arg);
 }
 
+static void a_what_if(struct console *c, const char *arg)
+{
+	(void)arg;
+	whatif_key(c);
+}
+
 /* ---- replay time keys (the store's replay_* functions) ---- */
 
 static int replaying(struct console *c, struct replay_info *ri)
@@ -209,6 +215,8 @@ static const struct ui_cmd actions[] = {
 	{"reroute", "requeue the selected job away from faulted nodes (asks first)", a_action_key, -1},
 	{"checkpoint", "ask the selected job to checkpoint (asks first)", a_action_key, -1},
 	{"ack", "acknowledge the selected faults (asks first)", a_action_key, -1},
+	{"what-if", "what if the selected nodes were drained, or the selected job requeued, now: "
+	 "both futures side by side (nothing is sent)", a_what_if, -1},
 	{"replay-step", "replay: step %s tick(s)", a_replay_step, -1},
 	{"replay-seek", "replay: jump %s seconds", a_replay_seek, -1},
 	{"replay-fault", "replay: previous fault|replay: next fault", a_replay_fault, -1},

@@ -6,7 +6,7 @@
  * the API of ui.h are in run.c.
  *
  * Key dispatch is a chain (NeoMutt's dispatchers, tmux's key tables): a modal
- * part (command line, filter, confirmation, help) gets the key first; then
+ * part (command line, filter, confirmation, help, what-if) gets the key first; then
  * the current panel's table, then the global table. A binding's command is a
  * built-in console command (commands.c) or a Tcl script.
  */
@@ -95,6 +95,7 @@ void console_free(struct console *c)
 	free(c->gstate);
 	free(c->confirm.text);
 	free(c->confirm.cmd);
+	whatif_view_close(c);
 	keymap_free(&c->keys);
 	grid_free(&c->grid);
 	if (c->app->console == c)
@@ -227,6 +228,7 @@ void console_key(struct console *c, int key)
 	case MODE_COMMAND: cmdline_key(c, key); return;
 	case MODE_FILTER: filter_key(c, key); return;
 	case MODE_HELP: help_key(c, key); return;
+	case MODE_WHATIF: whatif_view_key(c, key); return;
 	case MODE_CONFIRM:
 		if (key == 'y' || key == 'Y')
 			action_confirm_answer(c, 1, 0);
@@ -270,6 +272,8 @@ void console_mouse(struct console *c, int x, int y)
 {
 	if (c->mode == MODE_HELP) {
 		c->mode = MODE_NORMAL;
+	} else if (c->mode == MODE_WHATIF) {
+		whatif_view_close(c);
 	} else if (c->mode != MODE_NORMAL) {
 		return;
 	} else if (y == 1) {

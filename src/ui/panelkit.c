@@ -222,7 +222,6 @@ static const char ascii_levels[] = "_.-~=+*#";
 void draw_spark(const struct view *v, int x, int y, int w, const float *vals, int n, double min_range, int role)
 {
 	float lo = 0, hi = 0;
-	int cols = MIN(w, n);
 
 	if (n <= 0 || w <= 0)
 		return;
@@ -238,6 +237,14 @@ void draw_spark(const struct view *v, int x, int y, int w, const float *vals, in
 		lo = (float)(mid - min_range / 2);
 		hi = (float)(mid + min_range / 2);
 	}
+	draw_spark_range(v, x, y, w, vals, n, lo, hi, role);
+}
+
+void draw_spark_range(const struct view *v, int x, int y, int w, const float *vals, int n, double lo, double hi,
+		      int role)
+{
+	int cols = MIN(w, n);
+
 	for (int col = 0; col < cols; col++) {
 		int a = (int)((int64_t)col * n / cols), b = (int)((int64_t)(col + 1) * n / cols);
 		double sum = 0;

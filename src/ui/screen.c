@@ -1,9 +1,9 @@
 /*
  * screen.c - the screen's frame around the panels: the header (cluster,
  * time, LIVE or REPLAY with speed, node health, faults, power), the tab bar,
- * the status line, the message/command line, and the overlays (help and the
- * confirmation box). console_draw() draws what is dirty into the grid; it
- * never touches the terminal.
+ * the status line, the message/command line, and the overlays (help, the
+ * confirmation box; whatifview.c draws the what-if's). console_draw() draws
+ * what is dirty into the grid; it never touches the terminal.
  *
  *   row 0      header
  *   row 1      tab bar
@@ -297,6 +297,9 @@ static void draw_message(struct console *c, const struct view *v, int y)
 		c->cursor_y = y;
 		return;
 	}
+	case MODE_WHATIF:
+		view_text(v, 0, y, -1, R_PROMPT, "what-if: Esc or q closes it; nothing was sent, held or logged");
+		return;
 	case MODE_CONFIRM:
 		view_text(v, 0, y, -1, R_PROMPT, c->confirm.cmd ? "Run it?  y yes   n no   e edit the command first"
 							       : "y yes   n no");
@@ -309,7 +312,7 @@ static void draw_message(struct console *c, const struct view *v, int y)
 
 /* Word-wraps text into rows from y (a newline forces a break); returns the
  * next row. */
-static int wrap(const struct view *v, int x, int y, int w, int role, const char *text)
+int view_wrap(const struct view *v, int x, int y, int w, int role, const char *text)
 {
 	char line[512];
 	const char *p = text;
@@ -352,11 +355,11 @@ static void draw_confirm(struct console *c, const struct view *pv)
 	view_clear(&box, R_DIALOG);
 	view_fill(&box, 0, 0, box.w, ' ', R_DIALOG_TITLE);
 	view_text(&box, 2, 0, -1, R_DIALOG_TITLE, c->confirm.cmd ? "Confirm action" : "Confirm");
-	y = wrap(&box, 2, y, box.w - 4, R_DIALOG, c->confirm.text);
+	y = view_wrap(&box, 2, y, box.w - 4, R_DIALOG, c->confirm.text);
 	if (c->confirm.cmd) {
 		y++;
 		view_text(&box, 2, y++, -1, R_DIALOG_TITLE, "Tcl:");
-		y = wrap(&box, 4, y, box.w - 6, R_DIALOG, c->confirm.cmd);
+		y = view_wrap(&box, 4, y, box.w - 6, R_DIALOG, c->confirm.cmd);
 	}
 	view_text(&box, 2, box.h - 1, -1, R_DIALOG_TITLE, "y run it    n cancel    e edit first");
 }
@@ -373,6 +376,8 @@ static void draw_panel(struct console *c, const struct view *v)
 	c->ops[c->cur]->draw(c->st[c->cur], &pv);
 	if (c->mode == MODE_CONFIRM)
 		draw_confirm(c, &pv);
+	else if (c->mode == MODE_WHATIF)
+		whatif_view_draw(c, &pv);
 }
 
 void console_draw(struct console *c, int all)

@@ -74,7 +74,7 @@ int tclops_console_ready(struct console *c)
 void tclops_selection(struct console *c)
 {
 	const struct model *m = &c->app->model;
-	struct target t = {-1, 0, 0, 0};
+	struct target t = TARGET_NONE;
 	char buf[32];
 
 	if (!c->tcl_ok)

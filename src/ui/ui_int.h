@@ -21,6 +21,7 @@
 #include "theme.h"
 
 struct console;
+struct whatif_view;
 
 /* Panel commands: what panel key tables bind to. */
 enum panel_cmd {
@@ -36,7 +37,9 @@ struct target {
 	uint32_t job;          /* job id, 0 = none */
 	uint32_t fault;        /* fault id, 0 = none */
 	uint32_t burst;        /* fault burst id when a whole burst is selected, 0 = none */
+	int32_t su;            /* a whole scalable unit (the fleet view's cell), -1 = none */
 };
+#define TARGET_NONE {-1, 0, 0, 0, -1}
 
 struct panel_ops {
 	const char *name;      /* "faults": `ui panel` name and its key table */
@@ -69,7 +72,7 @@ struct log_line {
 };
 #define LOG_CAP 4000
 
-enum ui_mode { MODE_NORMAL, MODE_HELP, MODE_CONFIRM, MODE_COMMAND, MODE_FILTER };
+enum ui_mode { MODE_NORMAL, MODE_HELP, MODE_CONFIRM, MODE_COMMAND, MODE_FILTER, MODE_WHATIF };
 
 #define DIRTY_HEADER 0x1
 #define DIRTY_PANEL 0x2
@@ -100,6 +103,7 @@ struct console {
 	unsigned dirty;
 	enum ui_mode mode;
 	struct confirm confirm;
+	struct whatif_view *whatif;   /* the what-if overlay's result (whatifview.c), or NULL */
 	int help_top;
 	char edit[128];        /* the filter being typed */
 	char message[512];
@@ -165,6 +169,11 @@ const char *action_help(const char *cmd);
 /* Action keys: build the Tcl command, show what it will do, confirm, run. */
 void action_key(struct console *c, const char *verb);
 void action_confirm_answer(struct console *c, int yes, int edit);
+/* The drain reason the d key gives node (its newest fault's, or "operator drain"). */
+void action_drain_reason(const struct model *m, int32_t node, char *out, size_t size);
+/* The nodes r keeps job j away from: its faulted, drained or down ones, and
+ * also (-1: none); into out (j->nnodes + 1 entries). Returns how many. */
+int32_t action_job_avoid(const struct model *m, const struct job *j, int32_t also, int32_t *out);
 /* Completion of built-in console command names (the command line without Tcl). */
 void action_complete(const char *prefix, void (*fn)(void *ctx, const char *word), void *ctx);
 
@@ -188,9 +197,22 @@ int tclops_console_ready(struct console *c);   /* 0 without Tcl */
 void tclops_selection(struct console *c);
 void tclops_tick(struct console *c);
 
+/* ---- whatifview.c: the what-if key and its overlay ---- */
+/* What if the selection were drained (nodes) or requeued (a job) now? Runs
+ * the twins and opens the overlay (MODE_WHATIF); nothing is sent. */
+void whatif_key(struct console *c);
+void whatif_view_key(struct console *c, int key);
+void whatif_view_draw(struct console *c, const struct view *pv);
+void whatif_view_close(struct console *c);
+
 /* ---- help.c ---- */
 void help_draw(struct console *c, const struct view *v);
 void help_key(struct console *c, int key);
+
+/* ---- screen.c ---- */
+/* Word-wraps text into rows of v from y, at x in w columns (a newline
+ * forces a break); returns the next row. */
+int view_wrap(const struct view *v, int x, int y, int w, int role, const char *text);
 
 /* ---- term.c: the only file that speaks ncurses ---- */
 int term_init(struct console *c, char **err);
@@ -230,6 +252,9 @@ int severity_role(int sev);
 /* A sparkline of n values into w cells at (x, y), scaled to their range
  * but to at least min_range (so noise does not look like a cliff). */
 void draw_spark(const struct view *v, int x, int y, int w, const float *vals, int n, double min_range, int role);
+/* The same on the scale lo..hi (sparklines to compare side by side). */
+void draw_spark_range(const struct view *v, int x, int y, int w, const float *vals, int n, double lo, double hi,
+		      int role);
 /* A horizontal bar of frac (0..1) in w cells. */
 void draw_bar(const struct view *v, int x, int y, int w, double frac, int role);
 /* Draws a panel title line "Title  detail" and returns the next row. */

@@ -433,7 +433,7 @@ TEST(ui_console_wheel_moves_the_cursor)
 {
 	struct myriad *app = start("gpus=256,seed=1", 3);
 	struct console *c = console_new(app, NULL, 200, 60);
-	struct target t0 = {-1, 0, 0, 0}, t1 = {-1, 0, 0, 0}, t2 = {-1, 0, 0, 0};
+	struct target t0 = TARGET_NONE, t1 = TARGET_NONE, t2 = TARGET_NONE;
 
 	app->console = c;
 	keys(c, "5");
@@ -460,7 +460,7 @@ TEST(ui_console_arrows_reach_a_single_gpu)
 {
 	struct myriad *app = start("gpus=2048,seed=1", 3);
 	struct console *c = console_new(app, NULL, 200, 60);
-	struct target t = {-1, 0, 0, 0};
+	struct target t = TARGET_NONE;
 
 	app->console = c;
 	keys(c, "1");
@@ -516,7 +516,7 @@ TEST(ui_console_the_whole_fleet_in_one_view)
 	struct console *c = console_new(app, NULL, 80, 24);
 	static const char kmsg[] = "NVRM: Xid (PCI:0000:3a:00): 79, pid=0, GPU has fallen off the bus.\n";
 	struct stream st;
-	struct target t = {-1, 0, 0, 0};
+	struct target t = TARGET_NONE;
 	int32_t node = 62 * 32 + 5;   /* SU63 */
 
 	app->console = c;
