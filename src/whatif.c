@@ -277,7 +277,11 @@ int whatif_run(const struct model *m, const struct twin_act *acts, int nacts, co
 			rc = -1;
 			break;
 		}
-		twin_run(&b.seed, acts, nacts, o->horizon_s, o->sample_s, o->seed + (uint64_t)k, &with, err, errlen);
+		if (twin_run(&b.seed, acts, nacts, o->horizon_s, o->sample_s, o->seed + (uint64_t)k, &with, err, errlen) < 0) {
+			twin_result_free(&base);
+			rc = -1;
+			break;
+		}
 		sum_up(&base, o->horizon_s, &r->base[k]);
 		sum_up(&with, o->horizon_s, &r->with[k]);
 		whatif_compare(&base, &with, o->horizon_s, m->gpus_per_node, k == 0 ? r : NULL, &r->diff[k]);
