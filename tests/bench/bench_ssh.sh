@@ -20,8 +20,8 @@
 #  5. The console's `:fanout` over 1,280 nodes on the sessions it holds
 #     (exec channels, no new logins) against `myriad fanout` (one-shot, a
 #     login per node) in the same run (median of 3).
-#  4b. For the record: the console on 12,800 simulated nodes (102,400 GPUs)
-#     behind one gateway session, its steady CPU and the gateway's.
+#  4b. For the record: the console's steady CPU on 12,800 simulated nodes
+#     (102,400 GPUs), a session per node (why not behind gateways: there).
 #
 # Starts and stops its own servers (killed by PID); loopback only.
 B=${1:-build}
@@ -275,35 +275,34 @@ else
 	echo "fanout on the console's live sessions: skipped (needs tmux)"
 fi
 
-# ---- 4b. the console on 12,800 nodes behind one gateway, for the record ----
+# ---- 4b. the console on 12,800 nodes, for the record ----
+# Direct, a session per node: one OpenSSH gateway forwarding 1,280 nodes'
+# telemetry already takes about a core (section 4), so 12,800 nodes behind
+# gateways need ten of them, more cores than this machine has; the console's
+# own share is what this measures, 2 minutes after start (on 2 cores the
+# simulated fleet's own output competes with the console's logins).
 "$SIM" serve --sim gpus=102400,seed=1 --listen 127.0.0.1:0 --write-config "$tmp/big2.conf" 2> "$tmp/big2.log" &
 big=$!
 pids="$pids $big"
 for i in $(seq 300); do [ -s "$tmp/big2.conf" ] && break; sleep 0.1; done
 if [ -s "$tmp/big2.conf" ]; then
-	{
-		grep -v '^ssh ' "$tmp/big2.conf" | grep -v '^host '
-		echo "ssh -config $tmp/gw_config -known-hosts none -log $tmp/via12k.log"
-		echo "hostkey {[127.0.0.1]:$sport} $hk"
-		grep '^host ' "$tmp/big2.conf" | sed 's/$/ -via gw/'
-	} > "$tmp/via12k.conf"
-	"$MYRIAD" -c "$tmp/via12k.conf" --ticks 150 > /dev/null 2> "$tmp/via12k.err" &
+	cp "$tmp/big2.conf" "$tmp/c12k.conf"
+	echo "ssh -log $tmp/c12k.log" >> "$tmp/c12k.conf"
+	"$MYRIAD" -c "$tmp/c12k.conf" --ticks 400 > /dev/null 2> "$tmp/c12k.err" &
 	con=$!
 	pids="$pids $con"
-	for i in $(seq 1200); do grep -q "all 12800 hosts streaming" "$tmp/via12k.log" 2>/dev/null && break; sleep 0.1; done
-	sleep 5
-	gwp=$(pgrep -u "$user" -f "sshd: $user" | head -n 1)
-	c0=$(cpu_ticks $con); g0=$(cpu_ticks "${gwp:-0}"); s0=$(cpu_ticks $big); t0=$(now)
-	sleep 20
-	c1=$(cpu_ticks $con); g1=$(cpu_ticks "${gwp:-0}"); s1=$(cpu_ticks $big); t1=$(now)
-	rss=$(awk '/VmRSS/ { print $2 }' "/proc/$con/status")
+	for i in $(seq 1200); do grep -q "all 12800 hosts streaming" "$tmp/c12k.log" 2>/dev/null && break; sleep 0.1; done
+	c0=$(cpu_ticks $con); s0=$(cpu_ticks $big); t0=$(now)
+	sleep 30
+	c1=$(cpu_ticks $con); s1=$(cpu_ticks $big); t1=$(now)
+	rss=$(awk '/VmRSS/ { print $2 }' "/proc/$con/status" 2>/dev/null || echo 0)
 	kill $con 2>/dev/null; wait $con 2>/dev/null
 	span=$(elapsed "$t0" "$t1")
-	up=$(sed -n 's/.*all 12800 hosts streaming after \([0-9.]*\) s/\1/p' "$tmp/via12k.log")
-	echo "console, 12800 simulated nodes (102,400 GPUs) x 3 probe channels behind one gateway session (real sshd): all streaming after ${up:-?} s"
-	echo "  steady CPU: console $(awk -v d=$((c1 - c0)) -v hz="$hz" -v s="$span" 'BEGIN { printf "%.1f", 100 * d / hz / s }') % of one core, gateway sshd $(awk -v d=$((g1 - g0)) -v hz="$hz" -v s="$span" 'BEGIN { printf "%.1f", 100 * d / hz / s }') %, myriad-sim serve $(awk -v d=$((s1 - s0)) -v hz="$hz" -v s="$span" 'BEGIN { printf "%.1f", 100 * d / hz / s }') %; console RSS $((rss / 1024)) MB"
+	up=$(sed -n 's/.*all 12800 hosts streaming after \([0-9.]*\) s/\1/p' "$tmp/c12k.log")
+	echo "console, 12800 simulated nodes (102,400 GPUs) x 3 probe channels, a session per node: all streaming after ${up:-? s; not in 120 s, measured as it stood:} $(grep 'stats:' "$tmp/c12k.log" | tail -n 1 | cut -d' ' -f2-)"
+	echo "  steady CPU (30 s window): console $(awk -v d=$((c1 - c0)) -v hz="$hz" -v s="$span" 'BEGIN { printf "%.1f", 100 * d / hz / s }') % of one core, myriad-sim serve $(awk -v d=$((s1 - s0)) -v hz="$hz" -v s="$span" 'BEGIN { printf "%.1f", 100 * d / hz / s }') %; console RSS $((rss / 1024)) MB"
 else
-	echo "console on 12,800 nodes behind a gateway: myriad-sim serve --sim gpus=102400 did not start: $(cat "$tmp/big2.log")"
+	echo "console on 12,800 nodes: myriad-sim serve --sim gpus=102400 did not start: $(cat "$tmp/big2.log")"
 fi
 kill $big 2>/dev/null
 kill $sim 2>/dev/null
