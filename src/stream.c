@@ -21,6 +21,8 @@ void stream_init(struct stream *s, struct bus *bus, const struct model *m, int32
 	nvsmi_layout_from_query(&s->short_layout, NVSMI_SHORT_QUERY);
 	if (fmt == FMT_IB)
 		s->ib = xcalloc(STREAM_IB_DEVS, sizeof *s->ib);
+	if (fmt == FMT_SLURM_NODES || fmt == FMT_SLURM_JOBS)
+		s->slurm = slurm_doc_new(fmt == FMT_SLURM_JOBS);
 }
 
 void stream_set_rails(struct stream *s, const char *const *names, int n)
@@ -42,6 +44,8 @@ void stream_free(struct stream *s)
 {
 	sbuf_free(&s->line);
 	sbuf_free(&s->doc);
+	slurm_doc_free(s->slurm);
+	s->slurm = NULL;
 	free(s->ib);
 	s->ib = NULL;
 	free(s->prom_xid);
@@ -321,7 +325,7 @@ static void doc_error(struct stream *s, const char *what, char *err, int64_t now
 	free(err);
 }
 
-static void slurm_doc(struct stream *s, int64_t now)
+static void slurm_document(struct stream *s, int64_t now)
 {
 	struct doc_ctx c = {s, now, NULL};
 	char *err = NULL;
@@ -329,12 +333,12 @@ static void slurm_doc(struct stream *s, int64_t now)
 	const struct model *m = s->model;
 
 	if (s->fmt == FMT_SLURM_NODES) {
-		if (slurm_parse_nodes(s->doc.s, s->doc.len, slurm_node, &c, &rejected, &err) < 0)
+		if (slurm_doc_end(s->slurm, s->doc.s, s->doc.len, slurm_node, NULL, &c, &rejected, &err) < 0)
 			doc_error(s, "bad sinfo document", err, now);
 		return;
 	}
 	c.seen = xcalloc((size_t)m->njobs + 1, 1);
-	n = slurm_parse_jobs(s->doc.s, s->doc.len, slurm_job, &c, &rejected, &err);
+	n = slurm_doc_end(s->slurm, s->doc.s, s->doc.len, NULL, slurm_job, &c, &rejected, &err);
 	if (n < 0) {
 		doc_error(s, "bad squeue document", err, now);
 	} else {
@@ -490,10 +494,12 @@ void stream_feed(struct stream *s, const char *buf, size_t n, int64_t now)
 
 		if (s->doc.len + n > most) {
 			reject(s, buf, n, s->fmt == FMT_PROMETHEUS ? "document larger than 1 GiB" : "document larger than 256 MiB", now);
-			sbuf_reset(&s->doc);
+			stream_discard(s);
 			return;
 		}
 		sbuf_add(&s->doc, buf, n);
+		if (s->slurm)
+			slurm_doc_more(s->slurm, s->doc.s, s->doc.len);
 		return;
 	}
 	while (n > 0) {
@@ -524,6 +530,15 @@ void stream_feed(struct stream *s, const char *buf, size_t n, int64_t now)
 	}
 }
 
+void stream_discard(struct stream *s)
+{
+	sbuf_reset(&s->doc);
+	if (s->slurm)
+		slurm_doc_reset(s->slurm);
+	sbuf_reset(&s->line);
+	s->discarding = 0;
+}
+
 void stream_end(struct stream *s, int64_t now)
 {
 	if (is_document(s->fmt)) {
@@ -533,7 +548,7 @@ void stream_end(struct stream *s, int64_t now)
 			else if (s->fmt == FMT_PROMETHEUS)
 				prom_doc(s, now);
 			else
-				slurm_doc(s, now);
+				slurm_document(s, now);
 		}
 		sbuf_reset(&s->doc);
 		return;
