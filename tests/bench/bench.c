@@ -5,6 +5,8 @@
  *   one full tick (sim + parse + apply)
  *   nodeset fold of 10,240 names      vs ClusterShell's NodeSet (python3),
  *     gpu[00001-10240] and gpu[0001-1280]-ib[0-7]
+ *   one Slurm poll at 102,400 GPUs  vs jansson on the whole documents
+ *     (bench_slurm_doc.c)
  *   one tick through Prometheus     vs the same through 1,280 SSH streams
  *     (bench_prom.c), and 102,400 GPUs through Prometheus
  *   resident memory
@@ -18,6 +20,7 @@
 #include "sim/sim.h"
 
 void bench_prometheus(struct myriad *app);   /* bench_prom.c */
+void bench_slurm_docs(void);                   /* bench_slurm_doc.c */
 
 struct capture {
 	struct sbuf *node_text;   /* per node: one tick of nvidia-smi output */
@@ -343,6 +346,7 @@ int main(void)
 	bench_parse(&app);
 	bench_tick(&app);
 	bench_slurm_poll(&app);
+	bench_slurm_docs();
 	bench_prometheus(&app);
 	bench_nodeset(&app.model);
 	printf("resident memory with the 10,240-GPU cluster loaded: %.1f MB (process start: %.1f MB)\n",
