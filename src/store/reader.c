@@ -72,6 +72,7 @@ int reader_open(struct reader *r, const char *path, char **warn, char **err)
 			return -1;
 		}
 	r->path = xstrdup(path);
+	r->kf = xcalloc(1, sizeof *r->kf);
 	r->first = MAX(db_i64(r->db, "SELECT min(tick) FROM ticks WHERE " TICKS_SANE, 0),
 		       db_meta_i64(r->db, "first_tick", 0));
 	r->last = db_i64(r->db, "SELECT max(tick) FROM ticks WHERE " TICKS_SANE, -1);
@@ -128,6 +129,9 @@ void reader_close(struct reader *r)
 	free(r->lrefs);
 	free(r->lay);
 	free(r->path);
+	if (r->kf)
+		kf_scratch_free(r->kf);
+	free(r->kf);
 	arena_free(&r->w_arena);
 	arena_free(&r->g_arena);
 	memset(r, 0, sizeof *r);
@@ -701,7 +705,7 @@ int reader_keyframe(struct reader *r, int64_t tick, struct model *m, int64_t *kf
 		} else if (ib_pred(r, *kf_tick, &pred),
 			   kf_decode(m, &pred, sqlite3_column_blob(r->q_kfstatic, 0),
 				     (size_t)sqlite3_column_bytes(r->q_kfstatic, 0), sqlite3_column_blob(st, 2),
-				     (size_t)sqlite3_column_bytes(st, 2), err) < 0) {
+				     (size_t)sqlite3_column_bytes(st, 2), r->kf, err) < 0) {
 			r->kf_usable = 0;
 			rc = -1;
 		} else {

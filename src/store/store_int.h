@@ -96,6 +96,7 @@ struct reader {
 	int ntsrcs;
 	int downsampled_hit;          /* a group emitted from a down-sampled window */
 	int64_t ticks_time[32];       /* keyframe prediction: tick times (>= KF_PRED_TICKS) */
+	struct kf_scratch *kf;        /* keyframe buffers, kept */
 	/* damaged rows skipped: said through on_bad (else stderr), once each */
 	void (*on_bad)(void *ctx, const char *msg);
 	void *bad_ctx;

@@ -36,7 +36,7 @@ TEST(store_keyframe_restores_the_model_and_its_future)
 	CHECK(model_open_faults(&app.model) > 0);
 	kf_encode(&app.model, NULL, &st, &dyn);
 	model_init(&m);
-	CHECK(kf_decode(&m, NULL, st.s, st.len, dyn.s, dyn.len, &err) == 0);
+	CHECK(kf_decode(&m, NULL, st.s, st.len, dyn.s, dyn.len, NULL, &err) == 0);
 	CHECK_INT(model_hash(&m), model_hash(&app.model));
 	snapshot_json(&app.model, SNAP_DETAIL, &a);
 	snapshot_json(&m, SNAP_DETAIL, &b);
@@ -45,7 +45,7 @@ TEST(store_keyframe_restores_the_model_and_its_future)
 	for (int i = 0; i < 300; i++)
 		app_tick(&app);
 	CHECK_INT(model_hash(&m), model_hash(&app.model));
-	CHECK(kf_decode(&m, NULL, st.s, st.len, dyn.s, 10, &err) < 0);   /* truncated */
+	CHECK(kf_decode(&m, NULL, st.s, st.len, dyn.s, 10, NULL, &err) < 0);   /* truncated */
 	CHECK(err != NULL);
 	free(err);
 	model_free(&m);
@@ -82,7 +82,7 @@ TEST(store_keyframe_of_more_faults_than_gpus)
 	app.model.faults_cap = 8192;
 	kf_encode(&app.model, NULL, &st, &dyn);
 	model_init(&m);
-	CHECK(kf_decode(&m, NULL, st.s, st.len, dyn.s, dyn.len, &err) == 0);
+	CHECK(kf_decode(&m, NULL, st.s, st.len, dyn.s, dyn.len, NULL, &err) == 0);
 	CHECK_INT(m.nfaults, 6000);
 	CHECK_INT(model_hash(&m), model_hash(&app.model));
 	model_free(&m);
