@@ -56,6 +56,23 @@ int kf_get_col(struct rd *r, int64_t *v, size_t n)
 
 #define TILE 64                   /* elements transposed at a time */
 
+/* Byte columns cols_of[0..nc) of n structs into cols (column c at c * n),
+ * a tile of elements at a time. */
+static void transpose_some(const uint8_t *p, size_t n, size_t size, const size_t *cols_of, size_t nc, uint8_t *cols)
+{
+	for (size_t i0 = 0; i0 < n; i0 += TILE) {
+		size_t i1 = MIN(n, i0 + TILE);
+
+		for (size_t c = 0; c < nc; c++) {
+			uint8_t *dst = cols + c * n;
+			const uint8_t *e = p + cols_of[c];
+
+			for (size_t i = i0; i < i1; i++)
+				dst[i] = e[i * size];
+		}
+	}
+}
+
 /* Between n structs of `size` bytes at p and their byte columns
  * (cols[k * n + i] = byte k of element i), a tile of elements at a time:
  * the tile stays in the cache while each of its bytes is copied. */
@@ -77,13 +94,9 @@ static void transpose(uint8_t *p, size_t n, size_t size, uint8_t *cols, int to_c
 	}
 }
 
-void kf_put_structs(struct sbuf *b, const void *base, size_t n, size_t size, int64_t *tmp, struct sbuf *scratch)
+static void kf_put_structs_all(struct sbuf *b, const void *base, size_t n, size_t size, int64_t *tmp,
+			       struct sbuf *scratch)
 {
-	if (!n) {
-		for (size_t k = 0; k < size; k++)
-			put_uvarint(b, 0);   /* an empty column */
-		return;
-	}
 	uint8_t *cols = room(scratch, n * size);
 
 	transpose((uint8_t *)(uintptr_t)base, n, size, cols, 1);
@@ -100,6 +113,74 @@ void kf_put_structs(struct sbuf *b, const void *base, size_t n, size_t size, int
 		put_uvarint(b, 0);
 		col_encode(b, tmp, n);
 	}
+}
+
+/* Which byte columns differ from element 0 somewhere: diff[k] != 0. One
+ * sequential pass of 64-bit XORs (the byte columns of IB ports, nodes and
+ * GPU identities are mostly constant). */
+static void differing(const uint8_t *p, size_t n, size_t size, uint8_t *diff)
+{
+	size_t words = size / 8;
+	uint64_t acc[64] = {0}, first[64];
+
+	if (words > 64)
+		words = 64;
+	memset(diff, 0, size);
+	memcpy(first, p, words * 8);
+	for (size_t i = 1; i < n; i++) {
+		const uint8_t *e = p + i * size;
+
+		for (size_t w = 0; w < words; w++) {
+			uint64_t x;
+
+			memcpy(&x, e + w * 8, 8);
+			acc[w] |= x ^ first[w];
+		}
+		for (size_t k = words * 8; k < size; k++)
+			diff[k] |= e[k] ^ p[k];
+	}
+	for (size_t w = 0; w < words; w++)
+		for (int b = 0; b < 8; b++)
+			diff[w * 8 + (size_t)b] = ((const uint8_t *)&acc[w])[b];
+}
+
+void kf_put_structs(struct sbuf *b, const void *base, size_t n, size_t size, int64_t *tmp, struct sbuf *scratch)
+{
+	const uint8_t *p = base;
+	uint8_t diff[512];
+	size_t *cols_of = NULL, nc = 0;
+
+	if (!n) {
+		for (size_t k = 0; k < size; k++)
+			put_uvarint(b, 0);   /* an empty column */
+		return;
+	}
+	if (size > sizeof diff) {
+		kf_put_structs_all(b, base, n, size, tmp, scratch);
+		return;
+	}
+	differing(p, n, size, diff);
+	cols_of = xmalloc(sizeof *cols_of * size);
+	for (size_t k = 0; k < size; k++)
+		if (diff[k])
+			cols_of[nc++] = k;
+	uint8_t *cols = room(scratch, n * (nc ? nc : 1));
+
+	transpose_some(p, n, size, cols_of, nc, cols);
+	for (size_t k = 0, c = 0; k < size; k++) {
+		if (!diff[k]) {   /* every element has the byte of the first */
+			put_uvarint(b, 1);
+			put_svarint(b, p[k]);
+			continue;
+		}
+		const uint8_t *col = cols + c++ * n;
+
+		for (size_t i = 0; i < n; i++)
+			tmp[i] = col[i];
+		put_uvarint(b, 0);
+		col_encode(b, tmp, n);
+	}
+	free(cols_of);
 }
 
 int kf_get_structs(struct rd *r, void *base, size_t n, size_t size, int64_t *tmp, struct sbuf *scratch)

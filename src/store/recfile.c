@@ -112,7 +112,11 @@ void rec_close_file(struct rec *r)
 		window_free(&r->win[k]);
 		window_free(&r->old[k]);
 	}
-	r->have_win = r->have_old = 0;
+	chain_free(&r->chain);
+	free(r->tev);
+	r->tev = NULL;
+	r->ntev = r->ctev = 0;
+	r->have_win = r->have_old = r->win_tail = 0;
 	for (int i = 0; i < r->nsrcs; i++)
 		free(r->srcs[i]);
 	free(r->srcs);

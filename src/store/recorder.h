@@ -50,6 +50,11 @@ struct rec {
 	int have_win, topo_changed;
 	int64_t w0, w_end;
 	struct window win[PK_COUNT];
+	int tail_only;                /* new windows keep their samples in tail rows (rectail.c) */
+	int win_tail;                 /* the current window does */
+	struct tail_chain chain;      /* tail rows: each series' last values */
+	struct tev *tev;              /* tail rows: the group's packed events */
+	size_t ntev, ctev;
 	char **srcs;
 	int nsrcs, last_src;
 	int chunk_ticks, kf_ticks, kf_ticks_fixed;
@@ -111,6 +116,13 @@ void rec_finish(struct rec *r);
 void spread_close(struct rec *r, int64_t t1);
 void spread_step(struct rec *r);
 void spread_end_group(struct rec *r, int ok);
+/* rectail.c: the windows of a recording that keeps its samples in tail
+ * rows: an event packed (its row, or -1 if out of the inventory), a window
+ * started and closed, the group's tail row */
+int rectail_pack(struct rec *r, const struct event *ev, int kind, int32_t node, int32_t idx, uint16_t src);
+void rectail_start(struct rec *r, const struct model *m);
+void rectail_close(struct rec *r);
+void rectail_encode(struct rec *r, struct sbuf *out);
 /* retention.c, within the open transaction: down-sampling, up to n chunks a
  * group; the age and size bounds, after a window's chunks are all written */
 void retention_step(struct rec *r, int n);
