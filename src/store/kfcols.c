@@ -94,6 +94,29 @@ static void transpose(uint8_t *p, size_t n, size_t size, uint8_t *cols, int to_c
 	}
 }
 
+static int kf_get_structs_all(struct rd *r, void *base, size_t n, size_t size, int64_t *tmp, struct sbuf *scratch)
+{
+	uint8_t *cols = room(scratch, n * size);
+
+	for (size_t k = 0; k < size; k++) {
+		uint8_t *c = cols + k * n;
+		uint64_t flag = rd_uvarint(r);
+
+		if (flag == 1) {
+			memset(c, (uint8_t)rd_svarint(r), n);
+		} else if (flag == 0 && col_decode(r, tmp, n) == 0) {
+			for (size_t i = 0; i < n; i++)
+				c[i] = (uint8_t)tmp[i];
+		} else {
+			return -1;
+		}
+		if (r->err)
+			return -1;
+	}
+	transpose(base, n, size, cols, 0);
+	return 0;
+}
+
 static void kf_put_structs_all(struct sbuf *b, const void *base, size_t n, size_t size, int64_t *tmp,
 			       struct sbuf *scratch)
 {
@@ -183,31 +206,58 @@ void kf_put_structs(struct sbuf *b, const void *base, size_t n, size_t size, int
 	free(cols_of);
 }
 
+/* Byte columns cols_of[0..nc) (column c at c * n) into n structs. */
+static void scatter_some(uint8_t *p, size_t n, size_t size, const size_t *cols_of, size_t nc, const uint8_t *cols)
+{
+	for (size_t i0 = 0; i0 < n; i0 += TILE) {
+		size_t i1 = MIN(n, i0 + TILE);
+
+		for (size_t c = 0; c < nc; c++) {
+			const uint8_t *src = cols + c * n;
+			uint8_t *e = p + cols_of[c];
+
+			for (size_t i = i0; i < i1; i++)
+				e[i * size] = src[i];
+		}
+	}
+}
+
+/* The constant columns go into a template copied into every element, the
+ * others (decoded into scratch) are then scattered over it. */
 int kf_get_structs(struct rd *r, void *base, size_t n, size_t size, int64_t *tmp, struct sbuf *scratch)
 {
+	uint8_t one[512], *cols;
+	size_t cols_of[512], nc = 0;
+
+	if (n && size > sizeof one)
+		return kf_get_structs_all(r, base, n, size, tmp, scratch);
 	if (!n) {
 		for (size_t k = 0; k < size; k++)
 			if (kf_get_col(r, tmp, 0) < 0)
 				return -1;
 		return 0;
 	}
-	uint8_t *cols = room(scratch, n * size);
-
+	cols = room(scratch, n * size);
 	for (size_t k = 0; k < size; k++) {
-		uint8_t *c = cols + k * n;
 		uint64_t flag = rd_uvarint(r);
 
 		if (flag == 1) {
-			memset(c, (uint8_t)rd_svarint(r), n);
+			one[k] = (uint8_t)rd_svarint(r);
 		} else if (flag == 0 && col_decode(r, tmp, n) == 0) {
+			uint8_t *c = cols + nc * n;
+
 			for (size_t i = 0; i < n; i++)
 				c[i] = (uint8_t)tmp[i];
+			one[k] = 0;
+			cols_of[nc++] = k;
 		} else {
 			return -1;
 		}
 		if (r->err)
 			return -1;
 	}
-	transpose(base, n, size, cols, 0);
+	for (size_t i = 0; i < n; i++)
+		memcpy((uint8_t *)base + i * size, one, size);
+	scatter_some(base, n, size, cols_of, nc, cols);
 	return 0;
 }

@@ -74,6 +74,7 @@ int reader_open(struct reader *r, const char *path, char **warn, char **err)
 		}
 	r->path = xstrdup(path);
 	r->kf = xcalloc(1, sizeof *r->kf);
+	r->pred_k = -1;
 	r->first = MAX(db_i64(r->db, "SELECT min(tick) FROM ticks WHERE " TICKS_SANE, 0),
 		       db_meta_i64(r->db, "first_tick", 0));
 	r->last = db_i64(r->db, "SELECT max(tick) FROM ticks WHERE " TICKS_SANE, -1);
@@ -628,7 +629,7 @@ static void pred_rows(struct kf_pred *pred, const struct window *w, int32_t p0, 
 		      const uint8_t *ok, const struct reader *r)
 {
 	for (int32_t port = p0; port < p1 && port < pred->nports; port++) {
-		const struct series *s = &w->s[port];
+		const struct series *s = &w->s[port - p0];
 		struct port_pred *q = &pred->p[port];
 
 		for (int32_t j = 0; j < s->n; j++) {
@@ -672,7 +673,7 @@ static void ib_pred(struct reader *r, int64_t k, struct kf_pred *pred)
 	}
 	sqlite3_finalize(st);
 	memset(w, 0, sizeof w);
-	window_init(&w[PK_IB], PK_IB, r->nnodes, r->per_node[PK_IB]);
+	window_init(&w[PK_IB], PK_IB, 1, r->per_node[PK_IB]);   /* a node's chunk at a time */
 	if (sqlite3_prepare_v2(r->db, "SELECT t0, node, data FROM samples WHERE t0 < ?1 AND t0 > ?2 - 600 AND t1 > ?2"
 			       " AND kind = 'ib' AND NOT EXISTS (SELECT 1 FROM tail WHERE tail.tick >= samples.t0"
 			       " AND tail.tick < samples.t1) ORDER BY t0", -1, &st, NULL) == SQLITE_OK) {
@@ -682,7 +683,7 @@ static void ib_pred(struct reader *r, int64_t k, struct kf_pred *pred)
 			int32_t node = sqlite3_column_int(st, 1);
 
 			if (node >= 0 && node < r->nnodes &&
-			    chunk_decode(window_series(&w[PK_IB], node, 0), r->per_node[PK_IB], PK_IB,
+			    chunk_decode(window_series(&w[PK_IB], 0, 0), r->per_node[PK_IB], PK_IB,
 					 sqlite3_column_int64(st, 0), sqlite3_column_blob(st, 2),
 					 (size_t)sqlite3_column_bytes(st, 2), &a, &srcs, &nsrcs) == 0)
 				pred_rows(pred, &w[PK_IB], node * r->per_node[PK_IB], (node + 1) * r->per_node[PK_IB],

@@ -159,6 +159,16 @@ int readtail_window(struct reader *r, int64_t w0, int64_t w1, int64_t tick, char
 		rc = read_rows(r, tick);
 	} else {
 		fresh(r, w0, w1, gpu_start(r, w0, tick));
+		if (r->pred_k == r->gpu_from && r->pred_from <= w0 && r->gpu_from > w0) {
+			/* the keyframe's prediction read this window's IB rows up to it: on from there */
+			struct tail_chain c = r->chain;
+
+			r->chain = r->pchain;
+			r->pchain = c;
+			chain_reset(&r->chain, PK_GPU);
+			r->tail_upto = r->gpu_from - 1;
+			r->pred_k = -1;
+		}
 		rc = read_rows(r, tick);
 		if (rc == -2) {   /* GPU rows that do not start over at the keyframe */
 			fresh(r, w0, w1, w0);
@@ -209,17 +219,21 @@ void readtail_pred(struct reader *r, int64_t lo, int64_t k, const uint8_t *ok, s
 	const char **srcs = NULL;
 	int nsrcs = 0;
 
+	int rc = 0;
+
 	if (r->pchain.nnodes != r->nnodes)
 		chain_init(&r->pchain, r->nnodes, r->per_node[PK_GPU], r->per_node[PK_IB]);
 	chain_reset(&r->pchain, PK_IB);
-	sqlite3_bind_int64(st, 1, MAX(lo, 0) / r->chunk_ticks * r->chunk_ticks);
+	r->pred_from = MAX(lo, 0) / r->chunk_ticks * r->chunk_ticks;
+	sqlite3_bind_int64(st, 1, r->pred_from);
 	sqlite3_bind_int64(st, 2, k - 1);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
 		c.tick = sqlite3_column_int64(st, 0);
-		tail_read_dense(&r->pchain, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), 1u << PK_IB,
-				&r->ts, &a, &srcs, &nsrcs, pred_row, &c);
+		rc = tail_read_dense(&r->pchain, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1),
+				     1u << PK_IB, &r->ts, &a, &srcs, &nsrcs, pred_row, &c);
 	}
 	sqlite3_reset(st);
+	r->pred_k = rc == 0 ? k : -1;   /* pchain: the IB rows up to k, for readtail_window */
 	free(srcs);
 	arena_free(&a);
 }

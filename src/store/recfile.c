@@ -86,9 +86,38 @@ int rec_open_file(struct rec *r, const char *path, char **err)
 	db_meta_set_i64(r->db, "tick_us", US_PER_SEC);
 	db_meta_set_i64(r->db, "chunk_ticks", r->chunk_ticks);
 	db_meta_set_i64(r->db, "keyframe_ticks", r->kf_ticks);
-	if (r->app && r->app->model.nnodes > 0)   /* opened on a running cluster */
+	if (r->app && r->app->model.nnodes > 0) {   /* opened on a running cluster */
+		rec_page_size(r, r->app->model.ngpus);
 		rec_inventory(r, &r->app->model);
+	}
 	return 0;
+}
+
+/* A file that will keep its samples in tail rows gets TAIL_PAGE_SIZE pages,
+ * if nothing is in it yet but its meta rows (else it keeps its pages: the
+ * group being recorded, if any, starts over in the new file). */
+void rec_page_size(struct rec *r, int64_t gpus)
+{
+	int txn = r->in_txn;
+
+	if (gpus < TAIL_ONLY_GPUS || r->failed || r->down || db_i64(r->db, "PRAGMA page_size", 0) >= TAIL_PAGE_SIZE ||
+	    db_i64(r->db, "SELECT (SELECT count(*) FROM ticks) + (SELECT count(*) FROM events) + (SELECT count(*) FROM nodes)"
+			  " + (SELECT count(*) FROM tail) + (SELECT count(*) FROM keyframes) + (SELECT count(*) FROM samples)",
+		   -1) != 0)
+		return;
+	if (txn)
+		db_exec(r->db, "ROLLBACK", NULL);
+	r->in_txn = 0;
+	db_set_page_size(r->db, TAIL_PAGE_SIZE, NULL);   /* if it fails, the pages stay as they were */
+	if (!txn)
+		return;
+	if (db_exec(r->db, "BEGIN", NULL) < 0) {
+		rec_fail(r, "begin");
+		return;
+	}
+	r->in_txn = 1;
+	if (!r->stats.groups && !r->stats.lost)
+		db_meta_set_i64(r->db, "start", r->tick_time);
 }
 
 void rec_close_file(struct rec *r)

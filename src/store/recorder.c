@@ -203,8 +203,10 @@ static void on_topology(struct rec *r, const struct ev_topology *t)
 {
 	r->topo_changed = 1;
 	r->nopack = 1;
-	if (!r->down && !r->failed)
+	if (!r->down && !r->failed) {
+		rec_page_size(r, t->gpus);
 		rec_topology_meta(r, t);
+	}
 }
 
 static void write_event(struct rec *r, const struct event *ev, int64_t seq)

@@ -105,6 +105,7 @@ void rec_faults(struct rec *r, const struct model *m);
 void rec_fault_gpus(struct rec *r, const struct model *m);   /* after a GPU's identity */
 void rec_nodes_from_model(struct rec *r, const struct model *m);
 void rec_inventory(struct rec *r, const struct model *m);           /* meta rows and nodes */
+void rec_page_size(struct rec *r, int64_t gpus);   /* a large cluster's file, while still empty */
 /* recorder.c */
 void rec_event(struct rec *r, const struct event *ev);
 void rec_topology_meta(struct rec *r, const struct ev_topology *t);

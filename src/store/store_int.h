@@ -30,6 +30,9 @@
  * that size (the samples of one tick relative to the tick before). */
 #define TAIL_ONLY_GPUS 32768
 #define TAIL_KF_GPU_TICKS 512000
+/* Their files have pages of 16 KB, not 1 KB: a tick's row of 600 KB is 38
+ * pages to read, not 600 (chosen while the file is still empty). */
+#define TAIL_PAGE_SIZE 16384
 
 /* ---- db.c ---- */
 /* Opens (creating if create) a log. Newer schema: opened read-only with a
@@ -37,6 +40,8 @@
 int db_open(const char *path, int create, int readonly, sqlite3 **db, char **warn, char **err);
 /* Creates the tables of schema version `version` (tests build old files). */
 int db_create_schema(sqlite3 *db, int version, char **err);
+/* Another page size for a file with no transaction open (VACUUM). */
+int db_set_page_size(sqlite3 *db, int size, char **err);
 int db_exec(sqlite3 *db, const char *sql, char **err);
 sqlite3_stmt *db_prep(sqlite3 *db, const char *sql, char **err);
 int db_meta_set(sqlite3 *db, const char *key, const char *value);
@@ -104,6 +109,7 @@ struct reader {
 	struct tail_chain chain, pchain;   /* each series' last value: the window's, a prediction's */
 	struct tail_scratch ts;
 	int64_t gpu_from;             /* GPU samples read from this tick on */
+	int64_t pred_from, pred_k;    /* pchain holds the IB rows of [pred_from, pred_k), or pred_k -1 */
 	struct tick_vals {            /* per tick of the window: the values its references point into */
 		int32_t *v32;
 		int64_t *v64;
