@@ -33,6 +33,7 @@ struct kf_scratch {
 	struct sbuf cols, copy;
 	int64_t *tmp;
 	size_t ntmp;
+	struct sbuf stat, stat_raw;   /* decode: the static part read last, and what it holds */
 };
 void kf_scratch_free(struct kf_scratch *s);
 

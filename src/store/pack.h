@@ -134,15 +134,23 @@ struct tev {
 /* tail_encode of events ev[a[i].row], relative to c and advancing it. */
 void tail_encode_dense(struct sbuf *out, struct tail_chain *c, int64_t w0, const struct tev *ev, const struct arrival *a,
 		       size_t n, const char *const *srcs, int nsrcs);
+/* One kind's rows of a tail row read densely: row i is series (node[i],
+ * idx[i]), its source src[i] (an index of the reader's table), its time
+ * offset tdelta[i] (tdelta NULL: all 0), its values v[i * nv ...]. */
+struct dense_rows {
+	int kind, nv;
+	size_t n;
+	const int32_t *node, *idx;
+	const int64_t *src, *tdelta, *v;
+};
 /* The row's events of the kinds asked for, relative to c and advancing it
- * (the other kind skipped, c unchanged for it): row(ctx, kind, node, idx,
- * src (an index of *srcs), tdelta, values) for each, in the row's order.
- * 0, -1 if malformed, -2 if a value is relative to one c does not have. */
+ * (the other kind skipped, c unchanged for it): rows(ctx, d) once per kind
+ * read, in the row's order. 0, -1 if malformed, -2 if a value is relative
+ * to one c does not have. */
 struct tail_scratch;
 int tail_read_dense(struct tail_chain *c, const void *blob, size_t len, unsigned kinds, struct tail_scratch *ts,
 		    struct arena *a, const char ***srcs, int *nsrcs,
-		    void (*row)(void *ctx, int kind, int32_t node, int32_t idx, int src, int64_t tdelta, const int64_t *v),
-		    void *ctx);
+		    void (*rows)(void *ctx, const struct dense_rows *d), void *ctx);
 
 /* pack.c, for both encoders */
 size_t *pack_canonical(const struct arrival *a, size_t n);   /* arrival indexes in canonical order, malloc'd */
@@ -155,7 +163,7 @@ void tail_put_head(struct sbuf *out, int64_t w0, const uint16_t *ids, size_t n, 
 /* ---- tailread.c ---- */
 struct tail_scratch {             /* a row's columns, kept from row to row */
 	int32_t *node, *idx;
-	int64_t *col, *td, *src, *v;
+	int64_t *col, *td, *src, *v, *out;
 	size_t cap, vcap;
 };
 void tail_scratch_free(struct tail_scratch *t);

@@ -28,13 +28,14 @@ static struct tick_vals *vals_of(struct reader *r, int64_t tick)
 	return &r->tv[i];
 }
 
-static void add_ref(struct reader *r, const struct rowref *f)
+/* Room for n more references. */
+static struct rowref *more_refs(struct reader *r, size_t n)
 {
-	if (r->nrefs == r->refs_cap) {
-		r->refs_cap = r->refs_cap ? r->refs_cap * 2 : 4096;
+	if (r->nrefs + n > r->refs_cap) {
+		r->refs_cap = MAX(r->nrefs + n, r->refs_cap * 2);
 		r->refs = xrealloc(r->refs, sizeof *r->refs * r->refs_cap);
 	}
-	r->refs[r->nrefs++] = *f;
+	return r->refs + r->nrefs;
 }
 
 struct tick_ctx {
@@ -42,33 +43,38 @@ struct tick_ctx {
 	struct tick_vals *tv;
 };
 
-/* A row of the tick being read: its values kept, its reference added (v
- * an offset until the tick is whole: the arrays may move as they grow). */
-static void on_row(void *ctx, int kind, int32_t node, int32_t idx, int src, int64_t tdelta, const int64_t *v)
+/* A kind's rows of the tick being read: their values kept, their
+ * references added (v an offset until the tick is whole: the arrays may
+ * move as they grow). */
+static void on_rows(void *ctx, const struct dense_rows *d)
 {
 	struct tick_ctx *c = ctx;
 	struct tick_vals *tv = c->tv;
+	struct rowref *f = more_refs(c->r, d->n);
 	size_t off;
 
-	if (kind == PK_GPU) {
-		if (tv->n32 + NV_GPU > tv->cap32) {
-			tv->cap32 = MAX(tv->n32 + NV_GPU, tv->cap32 * 2);
+	if (d->kind == PK_GPU) {
+		if (tv->n32 + d->n * NV_GPU > tv->cap32) {
+			tv->cap32 = MAX(tv->n32 + d->n * NV_GPU, tv->cap32 * 2);
 			tv->v32 = xrealloc(tv->v32, sizeof *tv->v32 * tv->cap32);
 		}
 		off = tv->n32;
-		for (int k = 0; k < NV_GPU; k++)
-			tv->v32[tv->n32++] = (int32_t)v[k];
+		for (size_t i = 0; i < d->n * NV_GPU; i++)
+			tv->v32[off + i] = (int32_t)d->v[i];
+		tv->n32 += d->n * NV_GPU;
 	} else {
-		if (tv->n64 + NV_IB > tv->cap64) {
-			tv->cap64 = MAX(tv->n64 + NV_IB, tv->cap64 * 2);
+		if (tv->n64 + d->n * NV_IB > tv->cap64) {
+			tv->cap64 = MAX(tv->n64 + d->n * NV_IB, tv->cap64 * 2);
 			tv->v64 = xrealloc(tv->v64, sizeof *tv->v64 * tv->cap64);
 		}
 		off = tv->n64;
-		memcpy(tv->v64 + tv->n64, v, sizeof *v * NV_IB);
-		tv->n64 += NV_IB;
+		memcpy(tv->v64 + off, d->v, sizeof *d->v * d->n * NV_IB);
+		tv->n64 += d->n * NV_IB;
 	}
-	add_ref(c->r, &(struct rowref){(const void *)(uintptr_t)off, c->r->tsrcs[src], tdelta, node, (int16_t)idx,
-				       (uint8_t)kind});
+	for (size_t i = 0; i < d->n; i++)
+		f[i] = (struct rowref){(const void *)(uintptr_t)(off + i * (size_t)d->nv), c->r->tsrcs[d->src[i]],
+				       d->tdelta ? d->tdelta[i] : 0, d->node[i], (int16_t)d->idx[i], (uint8_t)d->kind};
+	c->r->nrefs += d->n;
 }
 
 /* The tick's references point into its arrays, now that they stay put. */
@@ -103,7 +109,7 @@ static int read_rows(struct reader *r, int64_t to)
 			c.tv->n32 = c.tv->n64 = 0;
 		rc = tail_read_dense(&r->chain, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1),
 				     keep ? TAIL_KINDS : 1u << PK_IB, &r->ts, &r->w_arena, &r->tsrcs, &r->ntsrcs,
-				     keep ? on_row : NULL, &c);
+				     keep ? on_rows : NULL, &c);
 		if (c.tv)
 			fix_refs(r, from, c.tv);
 		r->bucket[t - r->w0 + 1] = r->nrefs;
@@ -159,8 +165,8 @@ int readtail_window(struct reader *r, int64_t w0, int64_t w1, int64_t tick, char
 		rc = read_rows(r, tick);
 	} else {
 		fresh(r, w0, w1, gpu_start(r, w0, tick));
-		if (r->pred_k == r->gpu_from && r->pred_from <= w0 && r->gpu_from > w0) {
-			/* the keyframe's prediction read this window's IB rows up to it: on from there */
+		if (r->pred_k == r->gpu_from && r->gpu_from > w0) {
+			/* the keyframe's prediction read the IB rows up to it from where they start over: on from there */
 			struct tail_chain c = r->chain;
 
 			r->chain = r->pchain;
@@ -192,47 +198,70 @@ struct pred_ctx {
 	const uint8_t *ok;
 };
 
-static void pred_row(void *ctx, int kind, int32_t node, int32_t idx, int src, int64_t tdelta, const int64_t *v)
+static void pred_rows_dense(void *ctx, const struct dense_rows *d)
 {
 	struct pred_ctx *c = ctx;
-	int32_t port = node * c->r->per_node[PK_IB] + idx;
-	struct port_pred *q;
+	int32_t per = c->r->per_node[PK_IB];
 
-	(void)src;
-	if (kind != PK_IB || port >= c->pred->nports || c->tick < c->lo || c->tick >= c->k || !c->ok[c->tick - c->lo])
+	if (d->kind != PK_IB || c->tick < c->lo || c->tick >= c->k || !c->ok[c->tick - c->lo])
 		return;
-	q = &c->pred->p[port];
-	memcpy(q->prev, q->last, sizeof q->prev);
-	memcpy(q->last, v, sizeof q->last);
-	q->have_prev = q->have;
-	q->have = 1;
-	q->time = c->r->ticks_time[c->tick - c->lo] + tdelta;
+	for (size_t i = 0; i < d->n; i++) {
+		int32_t port = d->node[i] * per + d->idx[i];
+		struct port_pred *q;
+
+		if (port >= c->pred->nports)
+			continue;
+		q = &c->pred->p[port];
+		memcpy(q->prev, q->last, sizeof q->prev);
+		memcpy(q->last, d->v + i * NV_IB, sizeof q->last);
+		q->have_prev = q->have;
+		q->have = 1;
+		q->time = c->r->ticks_time[c->tick - c->lo] + (d->tdelta ? d->tdelta[i] : 0);
+	}
+}
+
+/* Rows [from, k) into pred (cleared first if clear); 0, or -2 when they
+ * do not start over at from. */
+static int pred_from(struct reader *r, int64_t from, struct pred_ctx *c, struct arena *a, const char ***srcs,
+		     int *nsrcs, int clear)
+{
+	sqlite3_stmt *st = r->q_tail_rows;
+	int rc = 0;
+
+	if (clear)
+		memset(c->pred->p, 0, sizeof *c->pred->p * (size_t)c->pred->nports);
+	chain_reset(&r->pchain, PK_IB);
+	r->pred_from = from;
+	sqlite3_bind_int64(st, 1, from);
+	sqlite3_bind_int64(st, 2, c->k - 1);
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		c->tick = sqlite3_column_int64(st, 0);
+		rc = tail_read_dense(&r->pchain, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1),
+				     1u << PK_IB, &r->ts, a, srcs, nsrcs, pred_rows_dense, c);
+	}
+	sqlite3_reset(st);
+	return rc;
 }
 
 /* The IB readings of the tail rows of [lo, k) into pred (after those of
- * the chunks), read from the start of the window that holds lo. */
+ * the chunks: none where tail rows are): read from the last point before
+ * lo where IB rows start over (TAIL_IB_TICKS, or the window's start in a
+ * file that does not start them over there). */
 void readtail_pred(struct reader *r, int64_t lo, int64_t k, const uint8_t *ok, struct kf_pred *pred)
 {
-	sqlite3_stmt *st = r->q_tail_rows;
 	struct pred_ctx c = {r, pred, 0, lo, k, ok};
 	struct arena a = {0};
 	const char **srcs = NULL;
-	int nsrcs = 0;
-
-	int rc = 0;
+	int nsrcs = 0, rc;
+	int64_t base = MAX(lo, 0);
 
 	if (r->pchain.nnodes != r->nnodes)
 		chain_init(&r->pchain, r->nnodes, r->per_node[PK_GPU], r->per_node[PK_IB]);
-	chain_reset(&r->pchain, PK_IB);
-	r->pred_from = MAX(lo, 0) / r->chunk_ticks * r->chunk_ticks;
-	sqlite3_bind_int64(st, 1, r->pred_from);
-	sqlite3_bind_int64(st, 2, k - 1);
-	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-		c.tick = sqlite3_column_int64(st, 0);
-		rc = tail_read_dense(&r->pchain, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1),
-				     1u << PK_IB, &r->ts, &a, &srcs, &nsrcs, pred_row, &c);
+	if (db_i64(r->db, "SELECT 1 FROM samples WHERE kind = 'ib' LIMIT 1", 0)) {   /* readings from chunks before */
+		rc = pred_from(r, base / r->chunk_ticks * r->chunk_ticks, &c, &a, &srcs, &nsrcs, 0);
+	} else if ((rc = pred_from(r, base / TAIL_IB_TICKS * TAIL_IB_TICKS, &c, &a, &srcs, &nsrcs, 0)) == -2) {
+		rc = pred_from(r, base / r->chunk_ticks * r->chunk_ticks, &c, &a, &srcs, &nsrcs, 1);
 	}
-	sqlite3_reset(st);
 	r->pred_k = rc == 0 ? k : -1;   /* pchain: the IB rows up to k, for readtail_window */
 	free(srcs);
 	arena_free(&a);

@@ -395,6 +395,8 @@ static void begin_group(struct rec *r, const struct event *ev, int has_tick)
 		rec_inventory(r, &r->app->model);
 		r->inventory_in_txn = 1;
 	}
+	if (r->win_tail && r->group % TAIL_IB_TICKS == 0)
+		chain_reset(&r->chain, PK_IB);    /* a keyframe's prediction reads IB rows from here */
 	if (!keyframe_due(r))
 		return;
 	if (r->win_tail)

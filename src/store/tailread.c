@@ -18,6 +18,7 @@ void tail_scratch_free(struct tail_scratch *t)
 	free(t->td);
 	free(t->src);
 	free(t->v);
+	free(t->out);
 	memset(t, 0, sizeof *t);
 }
 
@@ -185,34 +186,40 @@ struct dense {
 	struct tail_chain *c;
 	const int *map;
 	int nl;
-	void (*row)(void *ctx, int kind, int32_t node, int32_t idx, int src, int64_t tdelta, const int64_t *v);
+	void (*rows)(void *ctx, const struct dense_rows *d);
 	void *ctx;
 };
 
+/* The decoded columns made absolute (row-major, in t->out) on the chain,
+ * the sources mapped to the reader's table (in t->src), then handed over. */
 static int chain_rows(int kind, struct tail_scratch *t, size_t n, uint8_t flags, const struct dense *o)
 {
 	struct tail_chain *c = o->c;
 	int nv = pack_nv(kind);
-	int64_t vals[NV_IB];
+	int64_t *out = t->out;
 
 	for (size_t i = 0; i < n; i++) {
 		size_t sid = (size_t)t->node[i] * (size_t)c->per_node[kind] + (size_t)t->idx[i];
-		int64_t *last = c->last[kind] + sid * (size_t)nv;
+		int64_t *last = c->last[kind] + sid * (size_t)nv, *vals = out + i * (size_t)nv;
+		int based = t->col[i] != 0;
 
-		if (t->col[i] && !c->has[kind][sid])
+		if (based && !c->has[kind][sid])
 			return -2;
 		if ((flags & 2) && (t->src[i] < 0 || t->src[i] >= o->nl))
 			return -1;
+		t->src[i] = o->map[(flags & 2) ? t->src[i] : 0];
 		for (int k = 0; k < nv; k++) {
-			uint64_t x = (uint64_t)t->v[(size_t)k * n + i] + (t->col[i] ? (uint64_t)last[k] : 0);
+			uint64_t x = (uint64_t)t->v[(size_t)k * n + i] + (based ? (uint64_t)last[k] : 0);
 
 			vals[k] = kind == PK_GPU ? (int32_t)x : (int64_t)x;   /* as a series holds it */
 		}
 		memcpy(last, vals, sizeof *last * (size_t)nv);
 		c->has[kind][sid] = 1;
-		if (o->row)
-			o->row(o->ctx, kind, t->node[i], t->idx[i], o->map[(flags & 2) ? t->src[i] : 0],
-			       (flags & 1) ? t->td[i] : 0, vals);
+	}
+	if (o->rows) {
+		struct dense_rows d = {kind, nv, n, t->node, t->idx, t->src, (flags & 1) ? t->td : NULL, out};
+
+		o->rows(o->ctx, &d);
 	}
 	return 0;
 }
@@ -241,6 +248,7 @@ static int dense_kind(struct rd *r, int kind, struct tail_scratch *t, const stru
 	if (n * (size_t)w.nv > t->vcap) {
 		t->vcap = MAX(n * (size_t)w.nv, t->vcap * 2);
 		t->v = xrealloc(t->v, sizeof *t->v * t->vcap);
+		t->out = xrealloc(t->out, sizeof *t->out * t->vcap);
 	}
 	if (col_decode(r, t->col, n) < 0 || ((flags & 1) && col_decode(r, t->td, n) < 0) ||
 	    ((flags & 2) && col_decode(r, t->src, n) < 0))
@@ -253,8 +261,7 @@ static int dense_kind(struct rd *r, int kind, struct tail_scratch *t, const stru
 
 int tail_read_dense(struct tail_chain *c, const void *blob, size_t len, unsigned kinds, struct tail_scratch *ts,
 		    struct arena *a, const char ***srcs, int *nsrcs,
-		    void (*row)(void *ctx, int kind, int32_t node, int32_t idx, int src, int64_t tdelta, const int64_t *v),
-		    void *ctx)
+		    void (*rows)(void *ctx, const struct dense_rows *d), void *ctx)
 {
 	struct rd r = rd_make(blob, len);
 	struct tail_scratch own = {0};
@@ -275,7 +282,7 @@ int tail_read_dense(struct tail_chain *c, const void *blob, size_t len, unsigned
 		if (!p || (map[i] = intern((const char *)p, n, a, srcs, nsrcs)) < 0)
 			rc = -1;
 	}
-	struct dense o = {c, map, (int)nl, row, ctx};
+	struct dense o = {c, map, (int)nl, rows, ctx};
 
 	for (int k = 0; k < PK_COUNT && rc == 0; k++) {
 		struct window w = shape(c, k);

@@ -25,19 +25,20 @@ struct got {
 	} e[PER_TICK];
 };
 
-static void on_row(void *ctx, int kind, int32_t node, int32_t idx, int src, int64_t tdelta, const int64_t *v)
+static void on_rows(void *ctx, const struct dense_rows *d)
 {
 	struct got *g = ctx;
 
-	if (g->n < PER_TICK) {
-		g->e[g->n].kind = kind;
-		g->e[g->n].node = node;
-		g->e[g->n].idx = idx;
-		g->e[g->n].src = src;
-		g->e[g->n].tdelta = tdelta;
-		memcpy(g->e[g->n].v, v, sizeof g->e[g->n].v[0] * (size_t)pack_nv(kind));
+	for (size_t i = 0; i < d->n; i++, g->n++) {
+		if (g->n >= PER_TICK)
+			continue;
+		g->e[g->n].kind = d->kind;
+		g->e[g->n].node = d->node[i];
+		g->e[g->n].idx = d->idx[i];
+		g->e[g->n].src = (int)d->src[i];
+		g->e[g->n].tdelta = d->tdelta ? d->tdelta[i] : 0;
+		memcpy(g->e[g->n].v, d->v + i * (size_t)d->nv, sizeof g->e[g->n].v[0] * (size_t)d->nv);
 	}
-	g->n++;
 }
 
 /* A tick's events: random series (some twice), values near the last ones;
@@ -138,9 +139,9 @@ TEST(store_tail_dense_same_bytes_and_values)
 		struct got g = {0}, h = {0};
 		unsigned kinds = t < 8 ? 1u << PK_IB : TAIL_KINDS;
 
-		CHECK_INT(tail_read_dense(&dec, b[t].s, b[t].len, TAIL_KINDS, &ts, &ar, &rs, &nrs, on_row, &g), 0);
+		CHECK_INT(tail_read_dense(&dec, b[t].s, b[t].len, TAIL_KINDS, &ts, &ar, &rs, &nrs, on_rows, &g), 0);
 		check_same(&g, ev[t], a[t], n[t], TAIL_KINDS, srcs, rs);
-		CHECK_INT(tail_read_dense(&part, b[t].s, b[t].len, kinds, &ts, &ar, &rs, &nrs, on_row, &h), 0);
+		CHECK_INT(tail_read_dense(&part, b[t].s, b[t].len, kinds, &ts, &ar, &rs, &nrs, on_rows, &h), 0);
 		check_same(&h, ev[t], a[t], n[t], kinds, srcs, rs);
 	}
 	/* GPU rows from tick 5 on: relative to tick 4's, which were not read */
