@@ -159,12 +159,14 @@ int readtail_window(struct reader *r, int64_t w0, int64_t w1, int64_t tick, char
 {
 	int rc;
 
-	if (w0 == r->w0 && r->w_tail && tick >= r->gpu_from && tick < w1) {
-		if (tick <= r->tail_upto)
-			return 0;
-		rc = read_rows(r, tick);
+	int64_t kf = gpu_start(r, w0, tick);
+
+	if (w0 == r->w0 && r->w_tail && tick >= r->gpu_from && tick < w1 && tick <= r->tail_upto)
+		return 0;
+	if (w0 == r->w0 && r->w_tail && tick >= r->gpu_from && tick < w1 && !(r->pred_k == kf && kf > r->tail_upto + 1)) {
+		rc = read_rows(r, tick);   /* on from where the window was read to (play) */
 	} else {
-		fresh(r, w0, w1, gpu_start(r, w0, tick));
+		fresh(r, w0, w1, kf);
 		if (r->pred_k == r->gpu_from && r->gpu_from > w0) {
 			/* the keyframe's prediction read the IB rows up to it from where they start over: on from there */
 			struct tail_chain c = r->chain;
