@@ -87,7 +87,7 @@ $(B)/unit-tests: $(UNIT_OBJ) $(B)/libmyriad.a
 $(B)/bench: $(BENCH_SRC:%.c=$(B)/%.o) $(B)/libmyriad.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(B)/bench-store: $(B)/tests/bench/store/bench_store.o $(B)/libmyriad.a
+$(B)/bench-store: $(B)/tests/bench/store/bench_store.o $(B)/tests/bench/store/bench_big.o $(B)/libmyriad.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(B)/bench-ui: $(B)/tests/bench/ui/bench_ui.o $(B)/libmyriad.a
