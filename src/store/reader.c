@@ -317,8 +317,8 @@ static int load_window(struct reader *r, int64_t tick, char **err)
 {
 	int64_t t0 = -1, t1 = -1;
 
-	if (tick >= r->w0 && tick < r->w1 && (!r->w_tail || tick <= r->tail_upto))
-		return 0;
+	if (tick >= r->w0 && tick < r->w1 && (!r->w_tail || (tick <= r->tail_upto && tick >= r->gpu_from)))
+		return 0;   /* a tail window holds the ticks [gpu_from, tail_upto] whole */
 	sqlite3_bind_int64(r->q_window, 1, tick);
 	sqlite3_bind_int64(r->q_window, 2, r->chunk_ticks);
 	if (sqlite3_step(r->q_window) == SQLITE_ROW && sqlite3_column_type(r->q_window, 0) != SQLITE_NULL) {

@@ -100,7 +100,7 @@ void rec_page_size(struct rec *r, int64_t gpus)
 {
 	int txn = r->in_txn;
 
-	if (gpus < TAIL_ONLY_GPUS || r->failed || r->down || db_i64(r->db, "PRAGMA page_size", 0) >= TAIL_PAGE_SIZE ||
+	if (gpus * rec_scale < TAIL_ONLY_GPUS || r->failed || r->down || db_i64(r->db, "PRAGMA page_size", 0) >= TAIL_PAGE_SIZE ||
 	    db_i64(r->db, "SELECT (SELECT count(*) FROM ticks) + (SELECT count(*) FROM events) + (SELECT count(*) FROM nodes)"
 			  " + (SELECT count(*) FROM tail) + (SELECT count(*) FROM keyframes) + (SELECT count(*) FROM samples)",
 		   -1) != 0)

@@ -12,6 +12,8 @@
 #include "evjson.h"
 #include "recorder.h"
 
+int rec_scale = 1;
+
 static struct rec *rec_of(const struct myriad *app)
 {
 	return app ? app->recorder : NULL;
@@ -182,12 +184,14 @@ void rec_topology_meta(struct rec *r, const struct ev_topology *t)
 	    db_meta_set_i64(r->db, "nodes", t->nodes) < 0 ||
 	    db_meta_set_i64(r->db, "gpus_per_node", t->gpus_per_node) < 0 || db_meta_set_i64(r->db, "sus", t->sus) < 0)
 		rec_fail(r, "meta");
-	r->tail_only = t->gpus >= TAIL_ONLY_GPUS;   /* from the next window on */
+	int64_t gpus = (int64_t)t->gpus * rec_scale;
+
+	r->tail_only = gpus >= TAIL_ONLY_GPUS;   /* from the next window on */
 	if (!r->kf_ticks_fixed) {
 		/* seek = keyframe + up to kf_ticks of events, whose cost grows
 		 * with the cluster: 120 s at 1,024 GPUs, 15 s at 10,240, 5 s at
 		 * 102,400 (a multiple or a divisor of the window) */
-		int64_t k = t->gpus > 0 ? (r->tail_only ? TAIL_KF_GPU_TICKS : 150LL * 1024) / t->gpus : KF_TICKS_MAX;
+		int64_t k = gpus > 0 ? (r->tail_only ? TAIL_KF_GPU_TICKS : 150LL * 1024) / gpus : KF_TICKS_MAX;
 
 		if (k >= r->chunk_ticks)
 			k = k / r->chunk_ticks * r->chunk_ticks;

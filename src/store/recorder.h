@@ -95,6 +95,10 @@ struct rec {
 	int trace;                    /* MYRIAD_LOG_TRACE: say each commit on stderr */
 };
 
+/* Tests: the recorder's choices by size (tail rows, the keyframe interval,
+ * the page size) take the cluster for this many times bigger than it is. */
+extern int rec_scale;
+
 /* recfile.c */
 int rec_open_file(struct rec *r, const char *path, char **err);
 void rec_close_file(struct rec *r);
