@@ -211,11 +211,15 @@ static void pred_rows_dense(void *ctx, const struct dense_rows *d)
 		int32_t port = d->node[i] * per + d->idx[i];
 		struct port_pred *q;
 
+		if (i + 8 < d->n && d->node[i + 8] * per + d->idx[i + 8] < c->pred->nports)
+			__builtin_prefetch(&c->pred->p[d->node[i + 8] * per + d->idx[i + 8]], 1);
 		if (port >= c->pred->nports)
 			continue;
 		q = &c->pred->p[port];
-		memcpy(q->prev, q->last, sizeof q->prev);
-		memcpy(q->last, d->v + i * NV_IB, sizeof q->last);
+		for (int k = 0; k < NV_IB; k++) {
+			q->prev[k] = q->last[k];
+			q->last[k] = d->v[i * NV_IB + (size_t)k];
+		}
 		q->have_prev = q->have;
 		q->have = 1;
 		q->time = c->r->ticks_time[c->tick - c->lo] + (d->tdelta ? d->tdelta[i] : 0);

@@ -203,6 +203,9 @@ static int chain_rows(int kind, struct tail_scratch *t, size_t n, uint8_t flags,
 		int64_t *last = c->last[kind] + sid * (size_t)nv, *vals = out + i * (size_t)nv;
 		int based = t->col[i] != 0;
 
+		if (i + 8 < n)   /* the series' last values are all over 10 MB: ask for them early */
+			__builtin_prefetch(c->last[kind] + ((size_t)t->node[i + 8] * (size_t)c->per_node[kind] +
+							    (size_t)t->idx[i + 8]) * (size_t)nv, 1);
 		if (based && !c->has[kind][sid])
 			return -2;
 		if ((flags & 2) && (t->src[i] < 0 || t->src[i] >= o->nl))
@@ -211,9 +214,8 @@ static int chain_rows(int kind, struct tail_scratch *t, size_t n, uint8_t flags,
 		for (int k = 0; k < nv; k++) {
 			uint64_t x = (uint64_t)t->v[(size_t)k * n + i] + (based ? (uint64_t)last[k] : 0);
 
-			vals[k] = kind == PK_GPU ? (int32_t)x : (int64_t)x;   /* as a series holds it */
+			last[k] = vals[k] = kind == PK_GPU ? (int32_t)x : (int64_t)x;   /* as a series holds it */
 		}
-		memcpy(last, vals, sizeof *last * (size_t)nv);
 		c->has[kind][sid] = 1;
 	}
 	if (o->rows) {
