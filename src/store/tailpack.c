@@ -64,9 +64,13 @@ static void put_kind_dense(struct sbuf *out, struct tail_chain *c, int kind, con
 		int64_t *last = c->last[kind] + sid * (size_t)nv;
 		int based = c->has[kind][sid];
 
-		for (int k = 0; k < nv; k++)
+		if (i + 8 < n)   /* the series' last values are all over 10 MB: ask for them early */
+			__builtin_prefetch(c->last[kind] + ((size_t)a[ix[i + 8]].node * (size_t)c->per_node[kind] +
+							    (size_t)a[ix[i + 8]].idx) * (size_t)nv, 1);
+		for (int k = 0; k < nv; k++) {
 			v[(size_t)k * n + i] = (int64_t)((uint64_t)e->v[k] - (based ? (uint64_t)last[k] : 0));
-		memcpy(last, e->v, sizeof *last * (size_t)nv);
+			last[k] = e->v[k];
+		}
 		c->has[kind][sid] = 1;
 		col[i] = based;
 		flags |= (e->tdelta ? 1 : 0) | (local[e->src] ? 2 : 0);
