@@ -167,4 +167,5 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(CORE_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/src/main.d $(B)/src/sim/sim_main.d
+-include $(CORE_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/src/main.d $(B)/src/sim/sim_main.d $(BENCH_SRC:%.c=$(B)/%.d) \
+         $(B)/tests/bench/store/bench_store.d $(B)/tests/bench/ui/bench_ui.d

@@ -143,14 +143,9 @@ static int gpu_role(const struct model *m, const uint8_t *gs, int32_t g)
 {
 	int32_t u = m->met[MET_UTIL][g];
 
-	switch (gs[g]) {
-	case GS_OK: return u == MET_UNKNOWN ? R_GPU_NONE : R_HEAT0 + MIN(HEAT_LEVELS - 1, u * HEAT_LEVELS / 100);
-	case GS_FAULT: return R_GPU_FAULT;
-	case GS_DRAIN: return R_GPU_DRAIN;
-	case GS_STALE: return R_GPU_STALE;
-	case GS_DOWN: return R_GPU_DOWN;
-	default: return R_GPU_NONE;
-	}
+	if (gs[g] != GS_OK)
+		return gpu_state_role(gs[g]);
+	return u == MET_UNKNOWN ? R_GPU_NONE : R_HEAT0 + MIN(HEAT_LEVELS - 1, u * HEAT_LEVELS / 100);
 }
 
 static int header(const struct view *v, const struct model *m, const struct job *jb)

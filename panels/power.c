@@ -17,6 +17,8 @@ struct power {
 	struct console *c;
 	int su_metric;
 	int by_value;              /* s: the highest first, not by SU number */
+	int first;                 /* the first SU shown (PgDn/PgUp page the list) */
+	int page;                  /* SUs on a page, as last drawn */
 	float hist[PUE_HISTORY];
 };
 
@@ -139,7 +141,8 @@ static void per_su(struct power *p, const struct view *v, int y)
 {
 	static const char *const names[SU_COUNT] = {"GPU power, kW (bar: of 700 W per GPU)", "mean GPU temperature, C", "mean GPU utilisation, %"};
 	const struct model *m = &p->c->app->model;
-	int sus = MAX(m->topo.sus, 1), colw = 30, cols = MAX(1, v->w / colw), rows = MAX(1, v->h - y - 1);
+	int sus = MAX(m->topo.sus, 1), lw = sus >= 1000 ? 6 : sus >= 100 ? 5 : 4, colw = lw + 26;
+	int cols = MAX(1, v->w / colw), rows = MAX(1, v->h - y - 1);
 
 	rows = MIN(rows, (sus + cols - 1) / cols);
 	struct su_sum *s = xcalloc((size_t)sus, sizeof *s);
@@ -170,21 +173,26 @@ static void per_su(struct power *p, const struct view *v, int y)
 	}
 	if (p->by_value)
 		qsort(s, (size_t)sus, sizeof *s, highest_first);
-	for (int k = 0; k < sus && k < rows * cols; k++) {
-		int x = 1 + (k / rows) * colw, yy = y + k % rows, i = k;
+	if (sus > rows * cols)
+		rows = MAX(1, rows - 1);   /* a row for where the page is */
+	p->page = rows * cols;
+	p->first = sus > p->page ? MAX(0, MIN(p->first, sus - 1)) / p->page * p->page : 0;
+	for (int k = 0; k < p->page && p->first + k < sus; k++) {
+		int x = 1 + (k / rows) * colw, yy = y + k % rows, i = p->first + k;
 		double val = s[i].val, frac = s[i].frac;
 		int role = R_BAR;
 		char b[32];
 
 		if (p->su_metric == SU_TEMP && val >= p->c->theme.thr[T_TEMP_WARN])
 			role = R_WARN;
-		view_textf(v, x, yy, -1, R_LABEL, "SU%02d", s[i].su + 1);
-		draw_bar(v, x + 5, yy, 12, frac, role);
+		view_textf(v, x, yy, lw, R_LABEL, "SU%02d", s[i].su + 1);
+		draw_bar(v, x + lw + 1, yy, 12, frac, role);
 		fmt_fit(val, 1, "", 7, b, sizeof b);
-		view_field(v, x + 18, yy, 7, 1, s[i].known ? R_NORMAL : R_DIM, b);
+		view_field(v, x + lw + 14, yy, 7, 1, s[i].known ? R_NORMAL : R_DIM, b);
 	}
-	if (sus > rows * cols)
-		view_textf(v, 1, y + rows, -1, R_DIM, "%d more: a taller terminal shows them", sus - rows * cols);
+	if (sus > p->page)
+		view_textf(v, 1, y + rows, -1, R_DIM, "SUs %d-%d of %d in this order: PgDn, PgUp for the others", p->first + 1,
+			   MIN(sus, p->first + p->page), sus);
 	free(s);
 }
 
@@ -218,7 +226,10 @@ static int power_key(void *st, enum panel_cmd a)
 
 	switch (a) {
 	case PC_METRIC_NEXT: p->su_metric = (p->su_metric + 1) % SU_COUNT; return 1;
-	case PC_SORT_NEXT: case PC_SORT_REVERSE: p->by_value = !p->by_value; return 1;
+	case PC_SORT_NEXT: case PC_SORT_REVERSE: p->by_value = !p->by_value, p->first = 0; return 1;
+	case PC_PGDN: case PC_DOWN: p->first += MAX(1, p->page); return 1;
+	case PC_PGUP: case PC_UP: p->first = MAX(0, p->first - MAX(1, p->page)); return 1;
+	case PC_TOP: p->first = 0; return 1;
 	default: return 0;
 	}
 }

@@ -134,6 +134,9 @@ static void overview(struct topop *p, const struct view *v)
 	view_text(v, x, y++, -1, R_COLHEAD, " down   symbol+   rcv+  downed+   leaves");
 	rows = MAX(1, v->h - y);
 	list_fix(&p->l, rows);
+	if (p->l.n > rows)   /* 400 SUs do not fit: say which are shown */
+		view_textf(v, x + 42, y - 1, -1, R_COLHEAD, "SUs %d-%d of %d (PgDn PgUp)", p->l.top + 1,
+			   MIN(p->l.n, p->l.top + rows), p->l.n);
 	for (int su = p->l.top; su < p->l.n && su < p->l.top + rows; su++, y++) {
 		struct rail_sum s, tot = {0};
 

@@ -45,6 +45,13 @@ struct util {
 	struct list rl;            /* the ranked list's cursor */
 	int gpu_view, per_row, band_h, top_band, bands, grid_w, rows_per_node;
 	int single;                /* node view: one SU per row segment (a whole cell per node), no pairs */
+	int lw;                    /* node view: the width of an SU label ("SU400 ", "399/400 ") */
+	int fleet;                 /* a cell per SU (the whole fleet), this frame */
+	int worst;                 /* a: SU cells show the worst level, not the mean */
+	int su_cur, drilled;       /* the SU under the cursor; Enter went from it to its nodes */
+	struct su_cell *cells;
+	int ncells;
+	struct fleet_map fm;
 	int16_t *nx, *ny;          /* per node: column, first row (half rows in node view) */
 	int32_t nalloc;
 };
@@ -63,6 +70,7 @@ static void util_free(void *st)
 
 	filter_done(&u->sel);
 	free(u->rank);
+	free(u->cells);
 	free(u->nx);
 	free(u->ny);
 	free(u);
@@ -117,25 +125,7 @@ static int ramp(const struct util *u, int l)
 	return (u->metric == M_TEMP ? R_HOT0 : R_HEAT0) + l;
 }
 
-static int state_role(int s)
-{
-	switch (s) {
-	case GS_FAULT: return R_GPU_FAULT;
-	case GS_DRAIN: return R_GPU_DRAIN;
-	case GS_STALE: return R_GPU_STALE;
-	case GS_DOWN: return R_GPU_DOWN;
-	default: return R_GPU_NONE;
-	}
-}
-
 /* Severity order of states for "worst of". */
-static int rank(int s)
-{
-	static const int r[] = {[GS_OK] = 0, [GS_NONE] = 1, [GS_STALE] = 2, [GS_DRAIN] = 3, [GS_DOWN] = 4,
-				[GS_FAULT] = 5};
-	return r[s];
-}
-
 static uint32_t glyph_of(int state, int lvl)
 {
 	static const uint32_t eighths[8] = {0x2581, 0x2582, 0x2583, 0x2584, 0x2585, 0x2586, 0x2587, 0x2588};
@@ -165,6 +155,7 @@ static void util_filter(void *st, const char *text)
 static void layout(struct util *u, const struct model *m, int w, int h)
 {
 	int n = npsu(m), sus = (m->nnodes + n - 1) / n, gpn = MAX(m->gpus_per_node, 1);
+	int digits = sus >= 1000 ? 4 : sus >= 100 ? 3 : 2;
 
 	u->rows_per_node = (gpn + 1) / 2;
 	u->gpu_view = 1;
@@ -173,12 +164,20 @@ static void layout(struct util *u, const struct model *m, int w, int h)
 	u->band_h = u->rows_per_node + 1;
 	u->bands = (sus + u->per_row - 1) / u->per_row;
 	u->single = 0;
-	if (u->zoom == 2 || (u->zoom == 0 && u->bands * u->band_h > h)) {
+	u->fleet = 0;
+	if (u->zoom >= 2 || (u->zoom == 0 && u->bands * u->band_h > h)) {
 		u->gpu_view = 0;
-		u->per_row = MAX(1, (w + 1) / (n + 6));
+		u->lw = 2 + digits + 1;   /* "SU400 " */
+		u->per_row = MAX(1, (w + 1) / (n + u->lw + 1));
 		u->band_h = 1;
 		u->single = (sus + u->per_row - 1) / u->per_row <= h;   /* room for a row per SU: no pairs */
+		if (!u->single) {   /* "399/400 " */
+			u->lw = 2 * digits + 2;
+			u->per_row = MAX(1, (w + 1) / (n + u->lw + 1));
+		}
 		u->bands = ((u->single ? sus : (sus + 1) / 2) + u->per_row - 1) / u->per_row;
+		fleet_layout(&u->fm, sus, w, h);
+		u->fleet = !u->drilled && (u->zoom == 3 || (u->zoom == 0 && u->bands > h && u->fm.rows <= h));
 	}
 	if (u->nalloc != m->nnodes) {
 		u->nx = xrealloc(u->nx, sizeof *u->nx * (size_t)(m->nnodes + 1));
@@ -192,12 +191,12 @@ static void layout(struct util *u, const struct model *m, int w, int h)
 			u->nx[i] = (int16_t)((su % u->per_row) * (n + 2) + p);
 			u->ny[i] = (int16_t)((su / u->per_row) * u->band_h);
 		} else if (u->single) {
-			u->nx[i] = (int16_t)((su % u->per_row) * (n + 6) + 5 + p);
+			u->nx[i] = (int16_t)((su % u->per_row) * (n + u->lw + 1) + u->lw + p);
 			u->ny[i] = (int16_t)((su / u->per_row) * 2);   /* half rows, the upper one */
 		} else {
 			int pair = su / 2;
 
-			u->nx[i] = (int16_t)((pair % u->per_row) * (n + 6) + 5 + p);
+			u->nx[i] = (int16_t)((pair % u->per_row) * (n + u->lw + 1) + u->lw + p);
 			u->ny[i] = (int16_t)((pair / u->per_row) * 2 + su % 2);   /* half rows */
 		}
 	}
@@ -215,7 +214,7 @@ static int gpu_role(struct util *u, const uint8_t *gs, int32_t node, int32_t g, 
 		s = GS_NONE;
 	if (!filter_node(&u->sel, node))
 		return R_GPU_DIMMED;
-	return s == GS_OK ? ramp(u, *lvl) : state_role(s);
+	return s == GS_OK ? ramp(u, *lvl) : gpu_state_role(s);
 }
 
 static void draw_gpu_view(struct util *u, const struct view *v, int y0, int rows)
@@ -244,11 +243,11 @@ static void draw_gpu_view(struct util *u, const struct view *v, int y0, int rows
 			if (colour) {
 				view_cell(v, u->nx[i], y + 1 + r, 0x2580, top, bot);
 			} else {
-				int s0 = gs[g0], s1 = bot ? gs[g0 + 1] : GS_OK, s = rank(s0) >= rank(s1) ? s0 : s1;
+				int s0 = gs[g0], s1 = bot ? gs[g0 + 1] : GS_OK, s = gpu_state_rank(s0) >= gpu_state_rank(s1) ? s0 : s1;
 				int lv = MAX(l0, bot ? l1 : 0);
 
 				view_cell(v, u->nx[i], y + 1 + r, glyph_of(s, MAX(lv, 0)),
-					  s == GS_OK ? ramp(u, MAX(lv, 0)) : state_role(s), 0);
+					  s == GS_OK ? ramp(u, MAX(lv, 0)) : gpu_state_role(s), 0);
 			}
 		}
 	}
@@ -264,7 +263,7 @@ static int node_cell(struct util *u, const uint8_t *gs, int32_t i, int *lvl)
 		int32_t gi = model_gpu(m, i, g);
 		int l = gs[gi] == GS_OK ? level(m, u->metric, gi) : -1;
 
-		if (rank(gs[gi]) > rank(worst))
+		if (gpu_state_rank(gs[gi]) > gpu_state_rank(worst))
 			worst = gs[gi];
 		if (l >= 0)
 			sum += l, k++;
@@ -278,10 +277,13 @@ static int node_cell(struct util *u, const uint8_t *gs, int32_t i, int *lvl)
 /* An SU's label in the 5 columns before its row segment: "SU07", from SU
  * 1000 on "1234"; of a pair of SUs "07/08", from 99 on "123+" (that SU
  * and the next), never a cut "123/1". */
-static const char *su_label(int su, int pair, char *buf, size_t size)
+static const char *su_label(int su, int pair, int digits, char *buf, size_t size)
 {
-	if (pair ? snprintf(buf, size, "%02d/%02d", su, su + 1) > 5 : snprintf(buf, size, "SU%02d", su) > 5)
-		snprintf(buf, size, pair ? "%d+" : "%d", su);
+	char a[16], b[16];
+
+	snprintf(a, sizeof a, digits >= 4 ? "%04d" : digits == 3 ? "%03d" : "%02d", su % 10000);
+	snprintf(b, sizeof b, digits >= 4 ? "%04d" : digits == 3 ? "%03d" : "%02d", (su + 1) % 10000);
+	snprintf(buf, size, pair ? "%s/%s" : "SU%s", a, b);
 	return buf;
 }
 
@@ -294,12 +296,12 @@ static void draw_node_view(struct util *u, const struct view *v, int y0, int row
 
 	for (int32_t i = 0; i < m->nnodes; i += (u->single ? 1 : 2) * n)   /* labels: one per SU or SU pair */
 		if (u->ny[i] / 2 >= u->top_band && u->ny[i] / 2 - u->top_band < rows) {
-			view_text(v, u->nx[i] - 5, y0 + u->ny[i] / 2 - u->top_band, 5, R_LABEL,
-				  su_label(i / n + 1, !u->single, buf, sizeof buf));
+			view_text(v, u->nx[i] - u->lw, y0 + u->ny[i] / 2 - u->top_band, u->lw - 1, R_LABEL,
+				  su_label(i / n + 1, !u->single, u->single ? u->lw - 3 : (u->lw - 2) / 2, buf, sizeof buf));
 		}
 	for (int32_t i = 0; i < m->nnodes; i++) {
 		int y = y0 + u->ny[i] / 2 - u->top_band, lvl, s = node_cell(u, gs, i, &lvl);
-		int role = !filter_node(&u->sel, i) ? R_GPU_DIMMED : s == GS_OK ? ramp(u, lvl) : state_role(s);
+		int role = !filter_node(&u->sel, i) ? R_GPU_DIMMED : s == GS_OK ? ramp(u, lvl) : gpu_state_role(s);
 		int32_t other = u->ny[i] % 2 ? i - n : i + n;
 		int orole = 0, olvl = 0, os = GS_OK;
 
@@ -313,18 +315,18 @@ static void draw_node_view(struct util *u, const struct view *v, int y0, int row
 		}
 		if (other >= 0 && other < m->nnodes && u->ny[other] / 2 == u->ny[i] / 2) {
 			os = node_cell(u, gs, other, &olvl);
-			orole = !filter_node(&u->sel, other) ? R_GPU_DIMMED : os == GS_OK ? ramp(u, olvl) : state_role(os);
+			orole = !filter_node(&u->sel, other) ? R_GPU_DIMMED : os == GS_OK ? ramp(u, olvl) : gpu_state_role(os);
 			if (other == u->cursor)
 				orole = R_CURSOR;
 		}
 		if (colour) {
 			view_cell(v, u->nx[i], y, 0x2580, role, orole);
 		} else if (!(u->ny[i] % 2) || other < 0) {
-			int ws = rank(s) >= rank(os) ? s : os;
+			int ws = gpu_state_rank(s) >= gpu_state_rank(os) ? s : os;
 
 			view_cell(v, u->nx[i], y, glyph_of(ws, MAX(lvl, olvl)),
 				  i == u->cursor || other == u->cursor ? R_CURSOR
-				  : ws == GS_OK ? ramp(u, MAX(lvl, olvl)) : state_role(ws), 0);
+				  : ws == GS_OK ? ramp(u, MAX(lvl, olvl)) : gpu_state_role(ws), 0);
 		}
 	}
 }
@@ -411,7 +413,8 @@ static int legend(struct util *u, const struct view *v, int x, int y, int w, con
 		view_textf(v, x, y++, w, R_NORMAL, "mean %.0f C  %.2f MW", k->temp / k->known, k->watts / 1e6);
 	}
 	y++;
-	view_text(v, x, y++, w, R_DIM, u->gpu_view ? "cell: 2 GPUs, column: node" : u->single ? "cell: a node" : "cell: 2 nodes (SU pair)");
+	view_text(v, x, y++, w, R_DIM, u->fleet ? (u->worst ? "cell: an SU, its worst" : "cell: an SU, its mean")
+		  : u->gpu_view ? "cell: 2 GPUs, column: node" : u->single ? "cell: a node" : "cell: 2 nodes (SU pair)");
 	view_text(v, x, y++, w, R_DIM, "blocks: scalable units");
 	return y;
 }
@@ -523,6 +526,66 @@ static void worst_faults(struct util *u, const struct view *v, int y, int h)
 		view_text(v, 2, y, -1, R_DIM, "none");
 }
 
+/* ---- the whole fleet: a cell per SU (fleetmap.c) ---- */
+
+static int gpu_level(void *ctx, int32_t g)
+{
+	struct util *u = ctx;
+
+	return level(&u->c->app->model, u->metric, g);
+}
+
+static void su_look(void *ctx, const struct su_cell *c, int *role, uint32_t *ch)
+{
+	struct util *u = ctx;
+
+	*role = !c->matched ? R_GPU_DIMMED : c->state == GS_OK ? ramp(u, c->lvl) : gpu_state_role(c->state);
+	*ch = u->c->theme.colour && text_utf8 ? 0x2588 : glyph_of(c->state, c->lvl);
+}
+
+static void draw_fleet(struct util *u, const struct view *v, int y0, int rows)
+{
+	const struct model *m = &u->c->app->model;
+
+	if (u->ncells != u->fm.sus) {
+		free(u->cells);
+		u->ncells = u->fm.sus;
+		u->cells = xcalloc((size_t)u->ncells + 1, sizeof *u->cells);
+	}
+	u->su_cur = MAX(0, MIN(u->su_cur, u->fm.sus - 1));
+	fleet_aggregate(m, gpu_states(u->c), u->worst, (struct fleet_level){gpu_level, u}, &u->sel, u->cells,
+			u->fm.sus);
+	fleet_draw(&u->fm, v, y0, rows, u->cells, u->su_cur, su_look, u);
+	u->cursor = MIN(m->nnodes - 1, u->su_cur * npsu(m));   /* the info rows show its first node */
+}
+
+/* Keys in the fleet view: the arrows move by SU, Enter opens its nodes. */
+static int fleet_key(struct util *u, const struct model *m, enum panel_cmd a)
+{
+	int n = u->fm.sus, row = u->fm.per_row;
+
+	switch (a) {
+	case PC_LEFT: u->su_cur--; break;
+	case PC_RIGHT: u->su_cur++; break;
+	case PC_UP: u->su_cur -= row; break;
+	case PC_DOWN: u->su_cur += row; break;
+	case PC_PGUP: u->su_cur -= 10 * row; break;
+	case PC_PGDN: u->su_cur += 10 * row; break;
+	case PC_TOP: u->su_cur = 0; break;
+	case PC_BOTTOM: u->su_cur = n - 1; break;
+	case PC_SELECT:   /* drill down: the SU's nodes, at the finest zoom that fits */
+		u->drilled = 1;
+		u->cursor = MIN(m->nnodes - 1, MAX(0, u->su_cur) * npsu(m));
+		u->c->node_sel = u->cursor;
+		return 1;
+	default: return 0;
+	}
+	u->su_cur = MAX(0, MIN(u->su_cur, n - 1));
+	u->cursor = MIN(m->nnodes - 1, u->su_cur * npsu(m));
+	u->c->node_sel = u->cursor;
+	return 1;
+}
+
 /* The ranked view: the worst GPUs by the colour's measure, a row each. */
 static void draw_ranked(struct util *u, const struct view *v, int y0, int rows)
 {
@@ -578,16 +641,20 @@ static void util_draw(void *st, const struct view *v)
 	count(u, &k);
 	/* the grid gets what the title, the legend line and 6 info rows leave */
 	layout(u, m, side ? v->w - side - 2 : v->w, v->h - gy - (side ? 0 : 1) - 7);
-	rows = MAX(1, MIN(u->bands * u->band_h, v->h - gy - (side ? 0 : 1) - 7));
+	rows = MAX(1, MIN(u->fleet ? u->fm.rows : u->bands * u->band_h, v->h - gy - (side ? 0 : 1) - 7));
 	snprintf(detail, sizeof detail, "colour: %s (m)   %s (%s)%s%s%s%s", metric_names[u->metric],
-		 u->ranked ? rank_title(metric_rank[u->metric]) : u->gpu_view ? "a cell = 2 GPUs, a column = a node"
+		 u->ranked ? rank_title(metric_rank[u->metric]) : u->fleet ? (u->worst ? "a cell = an SU, its worst (v)"
+		 : "a cell = an SU, its mean (v)") : u->gpu_view ? "a cell = 2 GPUs, a column = a node"
 		 : u->single ? "a cell = a node, a row segment = an SU" : "a cell = a node, 2 SUs per row",
 		 u->ranked ? "w: the map" : "z; w: worst first",
 		 u->filter[0] ? "   filter: " : "", u->filter, said[0] ? " - " : "", said);
 	draw_title(v, "Utilization", detail);
-	follow_cursor(u, rows);
+	if (!u->fleet)
+		follow_cursor(u, rows);
 	if (u->ranked)
 		draw_ranked(u, v, gy, rows);
+	else if (u->fleet)
+		draw_fleet(u, v, gy, rows);
 	else if (u->gpu_view)
 		draw_gpu_view(u, v, gy, rows);
 	else
@@ -649,6 +716,17 @@ static int util_key(void *st, enum panel_cmd a)
 	}
 	if (u->ranked && list_key(&u->rl, a, MAX(1, u->c->h - 20)))
 		return 1;
+	if (a == PC_AGGREGATE) {
+		u->worst = !u->worst;
+		return 1;
+	}
+	if (a == PC_BACK && u->drilled) {   /* back up to the fleet */
+		u->drilled = 0;
+		u->su_cur = u->cursor / npsu(m);
+		return 1;
+	}
+	if (u->fleet && !u->ranked && fleet_key(u, m, a))
+		return 1;
 	switch (a) {
 	case PC_LEFT: next--; break;
 	case PC_RIGHT: next++; break;
@@ -669,7 +747,10 @@ static int util_key(void *st, enum panel_cmd a)
 	case PC_SELECT: console_show_node(u->c, u->cursor); return 1;
 	case PC_METRIC_NEXT: u->metric = (u->metric + 1) % M_COUNT; return 1;
 	case PC_METRIC_PREV: u->metric = (u->metric + M_COUNT - 1) % M_COUNT; return 1;
-	case PC_ZOOM: u->zoom = (u->zoom + 1) % 3; return 1;
+	case PC_ZOOM:
+		u->zoom = (u->zoom + 1) % 4;   /* auto, GPUs, nodes, SUs */
+		u->drilled = 0;
+		return 1;
 	default: return 0;
 	}
 	u->cursor = MAX(0, MIN(next, m->nnodes - 1));

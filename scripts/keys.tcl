@@ -31,7 +31,7 @@ namespace eval ::myriad::keys {
 		Space replay-play  + {replay-speed faster}  - {replay-speed slower}
 	}
 	variable panels {
-		utilization {m metric-next  M metric-prev  z zoom  w rank}
+		utilization {m metric-next  M metric-prev  z zoom  v aggregate  w rank}
 		power {m metric-next  s sort-next}
 		faults {s sort-next  S sort-reverse  o show-closed  b group-bursts  u unacked-only}
 		jobs {s sort-next  S sort-reverse  f faulted-only}

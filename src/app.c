@@ -240,6 +240,8 @@ int app_tick(struct myriad *app)
 	struct source *owner = time_owner(app);
 	struct event ev;
 
+	if (app->start_pending)
+		app_finish_start(app);   /* the start comes before the first tick, as without defer_start */
 	if (owner)
 		return owner->ops->tick(owner, app->now);
 	app->tick++;

@@ -52,9 +52,16 @@ static void drop_unsubscribed(struct bus *b)
 	b->nsubs = w;
 }
 
+/* The queue's copy of an event's string. One made for the string before
+ * serves again when this one is the same: every line a stream parses in a
+ * tick names the same source, and the copies are read-only. */
 static char *copy(void *ctx, const char *s)
 {
-	return arena_strdup(ctx, s);
+	struct bus *b = ctx;
+
+	if (b->last_copy && !strcmp(s, b->last_copy))
+		return (char *)b->last_copy;
+	return (char *)(b->last_copy = arena_strdup(&b->strings, s));
 }
 
 void bus_emit(struct bus *b, const struct event *ev)
@@ -64,7 +71,7 @@ void bus_emit(struct bus *b, const struct event *ev)
 		b->q = xrealloc(b->q, sizeof *b->q * b->qcap);
 	}
 	b->q[b->qlen] = *ev;
-	ev_own_strings(&b->q[b->qlen], copy, &b->strings);   /* the schema says which fields are strings */
+	ev_own_strings(&b->q[b->qlen], copy, b);   /* the schema says which fields are strings */
 	b->qlen++;
 	b->emitted++;
 	if (!(BUS_MASK(ev->type) & BUS_BATCHED))
@@ -88,6 +95,7 @@ void bus_flush(struct bus *b)
 	}
 	b->qhead = b->qlen = 0;
 	arena_reset(&b->strings);
+	b->last_copy = NULL;
 	b->flushing = 0;
 	b->urgent = 0;
 	drop_unsubscribed(b);

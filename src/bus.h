@@ -28,7 +28,8 @@ struct bus_sub {
 struct bus {
 	struct event *q;
 	size_t qlen, qcap, qhead;
-	struct arena strings;
+	struct arena strings;        /* the queued events' strings, until the flush */
+	const char *last_copy;       /* the string copied last (a tick's lines share their source) */
 	struct bus_sub *subs;
 	int nsubs, next_id;
 	uint64_t delivered;          /* events delivered since start */

@@ -85,12 +85,52 @@ int32_t model_open_faults(const struct model *m)
 	return n;
 }
 
+/* ---- the open faults' positions (model.h: struct fault_open), so that
+ * finding an open fault walks the open ones, not the thousands of closed
+ * ones kept ---- */
+
+static void open_push(struct fault_open *o, int32_t pos)
+{
+	if (o->n == o->cap) {
+		o->cap = o->cap ? o->cap * 2 : 64;
+		o->pos = xrealloc(o->pos, sizeof *o->pos * (size_t)o->cap);
+	}
+	o->pos[o->n++] = pos;
+}
+
+static struct fault_open *open_faults(struct model *m)
+{
+	struct fault_open *o = m->open ? m->open : (m->open = xcalloc(1, sizeof *m->open));
+
+	if (!o->ok) {
+		o->n = 0;
+		for (int32_t i = 0; i < m->nfaults; i++)
+			if (!m->faults[i].close_time)
+				open_push(o, i);
+		o->ok = 1;
+	}
+	return o;
+}
+
+static void open_drop(struct fault_open *o, int32_t pos)
+{
+	for (int32_t k = o->n - 1; k >= 0; k--)
+		if (o->pos[k] == pos) {
+			memmove(&o->pos[k], &o->pos[k + 1], sizeof *o->pos * (size_t)(o->n - k - 1));
+			o->n--;
+			return;
+		}
+}
+
+/* The newest open fault of this node, GPU, kind and code. */
 static struct fault *find_open(struct model *m, int32_t node, int32_t gpu, int32_t kind, int32_t code)
 {
-	for (int32_t i = m->nfaults - 1; i >= 0; i--) {
-		struct fault *f = &m->faults[i];
+	const struct fault_open *o = open_faults(m);
 
-		if (!f->close_time && f->node == node && f->gpu == gpu && f->kind == kind && f->code == code)
+	for (int32_t k = o->n - 1; k >= 0; k--) {
+		struct fault *f = &m->faults[o->pos[k]];
+
+		if (f->node == node && f->gpu == gpu && f->kind == kind && f->code == code)
 			return f;
 	}
 	return NULL;
@@ -114,6 +154,8 @@ static void trim_closed(struct model *m)
 		m->faults[w++] = m->faults[i];
 	}
 	m->nfaults = w;
+	if (m->open)
+		m->open->ok = 0;   /* the open ones moved */
 }
 
 /* A new fault, never folded into an open one. */
@@ -132,6 +174,8 @@ static struct fault *fault_new(struct model *m, int64_t time, int32_t node, int3
 		m->faults = xrealloc(m->faults, sizeof *m->faults * (size_t)m->faults_alloc);
 	}
 	f = &m->faults[m->nfaults++];
+	if (m->open && m->open->ok)
+		open_push(m->open, m->nfaults - 1);
 	memset(f, 0, sizeof *f);
 	f->id = m->next_fault_id++;
 	f->time = time;
@@ -169,6 +213,8 @@ static void close_one(struct model *m, struct fault *f, int64_t time, const char
 {
 	if (f->close_time)
 		return;
+	if (m->open && m->open->ok)
+		open_drop(m->open, (int32_t)(f - m->faults));
 	f->close_time = time > 0 ? time : 1;
 	copy_printable(f->close_why, sizeof f->close_why, why);
 	if (f->node >= 0 && f->node < m->nnodes && m->nodes[f->node].open_faults)
@@ -344,7 +390,8 @@ static void ib_rules(struct model *m, const struct event *ev, struct ib_port *p,
 		fault_open(m, ev->time, e->node, e->port, FK_IB, IB_STATE_CODE, SEV_ERROR, text,
 			   "drain; check cable, switch port and HCA");
 		p->downs++;
-	} else if (p->state == IBP_ACTIVE) {
+	} else if (p->state == IBP_ACTIVE && m->nodes[e->node].open_faults) {
+		/* a node with no open fault has no condition to clear: no walk through the kept faults per port */
 		clear_condition(m, ev->time, e->node, e->port, FK_IB, IB_STATE_CODE);
 	}
 }

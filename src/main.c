@@ -268,6 +268,7 @@ int main(int argc, char **argv)
 	if (parse_opts(argc, argv, &o) < 0)
 		return 1;
 	app_init(&app);
+	app.defer_start = !o.nargs && !o.eval && !o.once && want_console(&o);   /* a first frame before the start ends */
 	if (o.nargs > 0)
 		rc = run_command(&app, &o);
 	else if ((rc = start_sources(&app, &o)) == 0)

@@ -43,6 +43,9 @@ void model_free(struct model *m)
 	free(m->ports);
 	free_jobs(m);
 	free(m->faults);
+	if (m->open)
+		free(m->open->pos);
+	free(m->open);
 	free(m->xid_wait);
 	free(m->node_last_fault);
 	free(m->node_burst);

@@ -109,6 +109,11 @@ struct facility {
 	int32_t hist_len, hist_head;
 };
 
+struct fault_open {               /* positions in faults of the open ones, ascending */
+	int32_t *pos;
+	int32_t n, cap, ok;           /* ok 0: to be made again (closed ones were trimmed) */
+};
+
 struct model {
 	char cluster[NAME_MAX_LEN];
 	struct topo topo;
@@ -135,12 +140,14 @@ struct model {
 	int64_t time, start_time, tick;
 	uint64_t events;              /* events applied */
 	uint64_t parse_errors;
-	/* name -> node index, open addressing; rebuilt when nodes are added */
-	int32_t *name_slots;
-	uint32_t name_cap;
-	/* job id -> index into jobs */
-	int32_t *job_slots;
-	uint32_t job_cap;
+	/* name -> node index, open addressing; rebuilt when nodes are added;
+	 * job id -> index into jobs */
+	int32_t *name_slots, *job_slots;
+	uint32_t name_cap, job_cap;
+	/* the open faults' positions (fault.c): derived, neither hashed nor
+	 * stored; made when first needed after model_init (a keyframe's faults
+	 * come after it). The struct keeps its size: a keyframe's signature. */
+	struct fault_open *open;
 };
 
 #define FAULTS_KEEP_CLOSED 4096   /* closed faults kept for history */

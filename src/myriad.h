@@ -92,6 +92,8 @@ struct myriad {
 	int64_t start, now, tick;
 	int read_only, dry_run;
 	int quit;                     /* a signal (SIGTERM, SIGINT) asked the run to end */
+	int defer_start;              /* set before the sources start: they may leave part of their start for later */
+	int start_pending;            /* sources that did: app_finish_start() completes them */
 	/* parts that plug in beside the model; NULL when not running. They
 	 * start in this order and stop in the reverse one, on the one path
 	 * every exit takes (app_free; a fatal error runs it too). */
@@ -152,5 +154,11 @@ void app_notice(struct myriad *app, int level, const char *who, const char *msg)
 extern const struct source_ops sim_source_ops;
 extern const struct backend_ops sim_backend_ops;
 struct sim *app_sim(struct myriad *app);   /* NULL if no simulator runs */
+/* With defer_start, a source may leave the slow part of its start (the
+ * simulator: its first sinfo, squeue and facility documents) for after the
+ * console's first frame. This completes it, in the order the start would
+ * have, and flushes the bus; the console calls it once the frame is drawn,
+ * app_tick before a tick. Nothing to do otherwise. */
+void app_finish_start(struct myriad *app);
 
 #endif

@@ -20,6 +20,7 @@ struct sim_source {
 	struct stream services[3];     /* sinfo, squeue, facility */
 	int32_t nodes;
 	int64_t now;
+	int docs_pending;              /* the start's service documents are still to come (defer_start) */
 };
 
 static struct stream *stream_for(struct sim_source *ss, enum sim_stream which, int32_t node)
@@ -42,9 +43,10 @@ static void sink_text(void *ctx, enum sim_stream which, int32_t node, const char
 		return;
 	struct stream *st = stream_for(ss, which, node);
 
-	stream_feed(st, buf, n, ss->now);
 	if (which >= SIM_SINFO)
-		stream_end(st, ss->now);
+		stream_doc(st, buf, n, ss->now);   /* a service prints a whole document at once */
+	else
+		stream_feed(st, buf, n, ss->now);
 }
 
 static void announce(struct myriad *app, struct sim_source *ss)
@@ -68,6 +70,17 @@ static void announce(struct myriad *app, struct sim_source *ss)
 		app_emit(app, &ev);
 	}
 	bus_flush(&app->bus);   /* the inventory is in the model before any line is parsed */
+}
+
+/* What the services say at start, as their first poll would: the nodes'
+ * states, the jobs, the facility. Stamped with the start time. */
+static void start_docs(struct sim_source *ss)
+{
+	struct sim_sink sink = {ss, sink_text};
+
+	sim_print_service(ss->sim, SIM_SINFO, &sink);
+	sim_print_service(ss->sim, SIM_SQUEUE, &sink);
+	sim_print_service(ss->sim, SIM_FACILITY, &sink);
 }
 
 static int sim_start(struct source *src, const char *args, char **err)
@@ -96,14 +109,32 @@ static int sim_start(struct source *src, const char *args, char **err)
 			stream_init(&ss->node_streams[i * 3 + k], &app->bus, &app->model, i, node_fmts[k], "sim");
 	for (int k = 0; k < 3; k++)
 		stream_init(&ss->services[k], &app->bus, &app->model, -1, svc_fmts[k], svc_names[k]);
-	struct sim_sink sink = {ss, sink_text};
-
-	sim_print_service(ss->sim, SIM_SINFO, &sink);
-	sim_print_service(ss->sim, SIM_SQUEUE, &sink);
-	sim_print_service(ss->sim, SIM_FACILITY, &sink);
+	if (app->defer_start) {
+		ss->docs_pending = 1;
+		app->start_pending++;
+	} else {
+		start_docs(ss);
+	}
 	if (!app->backend)
 		backend_install(app, &sim_backend_ops, ss->sim);
 	return 0;
+}
+
+void app_finish_start(struct myriad *app)
+{
+	for (int i = 0; i < app->nsources && app->start_pending; i++) {
+		struct source *src = app->sources[i];
+		struct sim_source *ss = src->ops == &sim_source_ops ? src->priv : NULL;
+
+		if (ss && ss->docs_pending) {
+			ss->docs_pending = 0;
+			app->start_pending--;
+			start_docs(ss);
+		}
+	}
+	app->start_pending = 0;
+	app->defer_start = 0;   /* only the run's first start waits for a frame */
+	bus_flush(&app->bus);
 }
 
 static int sim_tick_fn(struct source *src, int64_t now)

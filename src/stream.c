@@ -11,16 +11,21 @@
 void stream_init(struct stream *s, struct bus *bus, const struct model *m, int32_t node,
 		 enum fmt fmt, const char *source)
 {
+	static struct nvsmi_layout dflt, shrt;   /* the queries' layouts, read once (a stream per node and format) */
+
+	if (!dflt.ncols) {
+		nvsmi_layout_from_query(&dflt, NVSMI_DEFAULT_QUERY);
+		nvsmi_layout_from_query(&shrt, NVSMI_SHORT_QUERY);
+	}
 	memset(s, 0, sizeof *s);
 	s->bus = bus;
 	s->model = m;
 	s->node = node;
 	s->fmt = fmt;
 	snprintf(s->source, sizeof s->source, "%s", source);
-	nvsmi_layout_from_query(&s->layout, NVSMI_DEFAULT_QUERY);
-	nvsmi_layout_from_query(&s->short_layout, NVSMI_SHORT_QUERY);
-	if (fmt == FMT_IB)
-		s->ib = xcalloc(STREAM_IB_DEVS, sizeof *s->ib);
+	s->layout = dflt;
+	s->short_layout = shrt;
+	s->ib_nordered = -1;
 	if (fmt == FMT_SLURM_NODES || fmt == FMT_SLURM_JOBS)
 		s->slurm = slurm_doc_new(fmt == FMT_SLURM_JOBS);
 }
@@ -32,6 +37,7 @@ void stream_set_rails(struct stream *s, const char *const *names, int n)
 	free(s->rails);
 	s->rails = NULL;
 	s->nrails = 0;
+	s->ib_nordered = -1;
 	if (n <= 0)
 		return;
 	s->rails = xcalloc((size_t)n, sizeof *s->rails);
@@ -44,10 +50,11 @@ void stream_free(struct stream *s)
 {
 	sbuf_free(&s->line);
 	sbuf_free(&s->doc);
-	slurm_doc_free(s->slurm);
+	slurm_doc_free(s->slurm);   /* and what its reader kept for the next poll */
 	s->slurm = NULL;
 	free(s->ib);
 	s->ib = NULL;
+	s->ib_ndev = s->ib_cap = 0;
 	free(s->prom_xid);
 	s->prom_xid = NULL;
 	stream_set_rails(s, NULL, 0);
@@ -82,25 +89,44 @@ static void reject(struct stream *s, const char *line, size_t len, const char *e
 
 /* ---- nvidia-smi ---- */
 
+/* The line read with the stream's layout; without a header, a line with
+ * the older query's count of columns with that one's. Only a line whose
+ * count is not the layout's is counted, for that choice or the error. */
+static int nvsmi_read(struct stream *s, const char *line, size_t len, struct nvsmi_rec *r, const char **err,
+		      char *why, size_t whylen)
+{
+	const struct nvsmi_layout *l = &s->layout;
+	int n;
+
+	if (nvsmi_parse_line(line, len, l, r, err) == 0)
+		return 0;
+	if (!*err || strcmp(*err, "wrong number of columns"))
+		return -1;
+	n = nvsmi_count_fields(line, len);
+	if (!s->have_header && n == s->short_layout.ncols) {
+		l = &s->short_layout;
+		*err = NULL;
+		if (nvsmi_parse_line(line, len, l, r, err) == 0)
+			return 0;
+		if (!*err || strcmp(*err, "wrong number of columns"))
+			return -1;
+	}
+	*err = nvsmi_reject_reason(s->have_header, n, l->ncols, why, whylen);
+	return -1;
+}
+
 static void nvsmi_line(struct stream *s, const char *line, size_t len, int64_t now)
 {
 	struct nvsmi_rec r;
 	const char *err = NULL;
 	const struct model *m = s->model;
-	const struct nvsmi_layout *l = &s->layout;   /* without a header: either query */
 	char why[160];
-	int n;
 
 	if (nvsmi_parse_header(line, len, &s->layout)) {
 		s->have_header = 1;
 		return;
 	}
-	n = nvsmi_count_fields(line, len);
-	if (!s->have_header && n == s->short_layout.ncols)
-		l = &s->short_layout;
-	if (nvsmi_parse_line(line, len, l, &r, &err) < 0) {
-		if (err && !strcmp(err, "wrong number of columns"))
-			err = nvsmi_reject_reason(s->have_header, n, l->ncols, why, sizeof why);
+	if (nvsmi_read(s, line, len, &r, &err, why, sizeof why) < 0) {
 		reject(s, line, len, err ? err : "malformed line", now);
 		return;
 	}
@@ -155,10 +181,10 @@ static void xid_line(struct stream *s, const char *line, size_t len, int64_t now
 
 /* ---- IB counters: one dump per blank line ---- */
 
-/* Rails of the ports seen so far, then one event per port of this dump that
- * is a fabric rail, in rail order. Ethernet ports (RoCE, bonds) are not
- * rails and their counters are not reported. */
-static void ib_flush(struct stream *s, int64_t now)
+/* Rails of the ports seen so far (ib_assign_rails()), kept until a port or
+ * a link layer is new or the mapping changes: the fabric rails' slots in
+ * rail order. */
+static void ib_order_rails(struct stream *s)
 {
 	const char *names[STREAM_IB_DEVS];
 	int32_t ll[STREAM_IB_DEVS], rail[STREAM_IB_DEVS];
@@ -169,50 +195,97 @@ static void ib_flush(struct stream *s, int64_t now)
 		ll[i] = s->ib[i].link_layer;
 	}
 	ib_assign_rails(names, ll, n, (const char *const *)s->rails, s->nrails, rail);
+	s->ib_nordered = 0;
 	for (int32_t r = 0; r < STREAM_IB_DEVS; r++)
-		for (int i = 0; i < n; i++) {
-			if (!s->ib[i].seen || rail[i] != r)
-				continue;
-			if (r >= s->model->topo.rails) {
-				char why[96];
+		for (int i = 0; i < n; i++)
+			if (rail[i] == r)
+				s->ib_order[s->ib_nordered++] = (int8_t)i;
+	for (int i = 0; i < n; i++)
+		s->ib[i].rail = rail[i];
+}
 
-				snprintf(why, sizeof why, "IB device %s would be rail %d; the cluster has %d rails",
-					 names[i], r, s->model->topo.rails);
-				reject(s, names[i], strlen(names[i]), why, now);
-				continue;
-			}
-			struct event ev = ev_new(s, EV_IB, now);
+/* One event per port of this dump that is a fabric rail, in rail order.
+ * Ethernet ports (RoCE, bonds) are not rails and their counters are not
+ * reported. */
+static void ib_flush(struct stream *s, int64_t now)
+{
+	if (s->ib_nordered < 0)
+		ib_order_rails(s);
+	for (int k = 0; k < s->ib_nordered; k++) {
+		struct stream_ib *d = &s->ib[s->ib_order[k]];
 
-			ev.u.ib = s->ib[i].ev;
-			ev.u.ib.node = s->node;
-			ev.u.ib.port = r;
-			bus_emit(s->bus, &ev);
-			s->records++;
+		if (!d->seen)
+			continue;
+		if (d->rail >= s->model->topo.rails) {
+			char why[96];
+
+			snprintf(why, sizeof why, "IB device %s would be rail %d; the cluster has %d rails",
+				 d->name, d->rail, s->model->topo.rails);
+			reject(s, d->name, strlen(d->name), why, now);
+			continue;
 		}
-	for (int i = 0; i < n; i++) {
+		struct event ev = ev_new(s, EV_IB, now);
+
+		ev.u.ib = d->ev;
+		ev.u.ib.node = s->node;
+		ev.u.ib.port = d->rail;
+		bus_emit(s->bus, &ev);
+		s->records++;
+	}
+	for (int i = 0; i < s->ib_ndev; i++) {
 		s->ib[i].seen = 0;
 		memset(&s->ib[i].ev, 0, sizeof s->ib[i].ev);
 	}
 }
 
-/* The port's slot, added if new; NULL when the table is full. */
+/* A port's name in the table: "mlx5_3" for port 1, "mlx4_0/2" for another. */
+static void ib_port_name(const struct ib_rec *r, char name[40])
+{
+	size_t n = strnlen(r->dev, sizeof r->dev - 1);
+
+	if (r->port < 0 || r->port > 999) {
+		snprintf(name, 40, "%s/%d", r->dev, r->port);
+		return;
+	}
+	memcpy(name, r->dev, n);
+	if (r->port != 1) {
+		name[n++] = '/';
+		if (r->port >= 100)
+			name[n++] = (char)('0' + r->port / 100);
+		if (r->port >= 10)
+			name[n++] = (char)('0' + r->port / 10 % 10);
+		name[n++] = (char)('0' + r->port % 10);
+	}
+	name[n] = '\0';
+}
+
+/* The port's slot, added if new; NULL when the table is full. The slot of
+ * the previous line and the one after it are tried first. */
 static struct stream_ib *ib_port(struct stream *s, const struct ib_rec *r)
 {
 	char name[40];
 
-	if (r->port == 1)
-		snprintf(name, sizeof name, "%s", r->dev);
-	else
-		snprintf(name, sizeof name, "%s/%d", r->dev, r->port);
+	ib_port_name(r, name);
+	for (int k = 0; k < 2; k++) {   /* a dump lists a port's files together, the ports in order */
+		int i = s->ib_last + k;
+
+		if (i < s->ib_ndev && !strcmp(s->ib[i].name, name))
+			return &s->ib[s->ib_last = i];
+	}
 	for (int i = 0; i < s->ib_ndev; i++)
 		if (!strcmp(s->ib[i].name, name))
-			return &s->ib[i];
+			return &s->ib[s->ib_last = i];
 	if (s->ib_ndev == STREAM_IB_DEVS)
 		return NULL;
-	struct stream_ib *p = &s->ib[s->ib_ndev++];
+	if (s->ib_ndev == s->ib_cap) {   /* 8 slots, then 32: most nodes show 8-10 ports */
+		s->ib_cap = s->ib_cap ? STREAM_IB_DEVS : 8;
+		s->ib = xrealloc(s->ib, sizeof *s->ib * (size_t)s->ib_cap);
+	}
+	struct stream_ib *p = &s->ib[s->ib_last = s->ib_ndev++];
 
 	memset(p, 0, sizeof *p);
 	memcpy(p->name, name, sizeof p->name);
+	s->ib_nordered = -1;
 	return p;
 }
 
@@ -238,6 +311,8 @@ static void ib_line(struct stream *s, const char *line, size_t len, int64_t now)
 		return;
 	}
 	if (r.counter == IB_LINK_LAYER_FILE) {
+		if (d->link_layer != r.link_layer)
+			s->ib_nordered = -1;
 		d->link_layer = r.link_layer;
 		return;
 	}
@@ -319,13 +394,13 @@ static void slurm_job(void *ctx, const struct slurm_job_rec *r)
 	bus_emit(c->s->bus, &ev);
 }
 
-static void doc_error(struct stream *s, const char *what, char *err, int64_t now)
+static void doc_error(struct stream *s, const char *doc, size_t len, const char *what, char *err, int64_t now)
 {
-	reject(s, s->doc.s ? s->doc.s : "", s->doc.len, err ? err : what, now);
+	reject(s, doc ? doc : "", len, err ? err : what, now);
 	free(err);
 }
 
-static void slurm_document(struct stream *s, int64_t now)
+static void slurm_document(struct stream *s, const char *doc, size_t len, int64_t now)
 {
 	struct doc_ctx c = {s, now, NULL};
 	char *err = NULL;
@@ -333,14 +408,14 @@ static void slurm_document(struct stream *s, int64_t now)
 	const struct model *m = s->model;
 
 	if (s->fmt == FMT_SLURM_NODES) {
-		if (slurm_doc_end(s->slurm, s->doc.s, s->doc.len, slurm_node, NULL, &c, &rejected, &err) < 0)
-			doc_error(s, "bad sinfo document", err, now);
+		if (slurm_doc_end(s->slurm, doc, len, slurm_node, NULL, &c, &rejected, &err) < 0)
+			doc_error(s, doc, len, "bad sinfo document", err, now);
 		return;
 	}
 	c.seen = xcalloc((size_t)m->njobs + 1, 1);
-	n = slurm_doc_end(s->slurm, s->doc.s, s->doc.len, NULL, slurm_job, &c, &rejected, &err);
+	n = slurm_doc_end(s->slurm, doc, len, NULL, slurm_job, &c, &rejected, &err);
 	if (n < 0) {
-		doc_error(s, "bad squeue document", err, now);
+		doc_error(s, doc, len, "bad squeue document", err, now);
 	} else {
 		for (int32_t i = 0; i < m->njobs; i++) {   /* gone from squeue: ended */
 			if (!m->jobs[i].id || c.seen[i])
@@ -354,13 +429,13 @@ static void slurm_document(struct stream *s, int64_t now)
 	free(c.seen);
 }
 
-static void facility_doc(struct stream *s, int64_t now)
+static void facility_doc(struct stream *s, const char *doc, size_t len, int64_t now)
 {
 	struct event ev = ev_new(s, EV_POWER, now);
 	char *err = NULL;
 
-	if (facility_parse(s->doc.s, s->doc.len, &ev.u.power, &err) < 0) {
-		doc_error(s, "bad facility document", err, now);
+	if (facility_parse(doc, len, &ev.u.power, &err) < 0) {
+		doc_error(s, doc, len, "bad facility document", err, now);
 		return;
 	}
 	bus_emit(s->bus, &ev);
@@ -442,19 +517,19 @@ static void prom_gpu(void *ctx, const struct prom_gpu *g)
 }
 
 /* A /metrics body, or (first byte '{') an answer of /api/v1/query. */
-static void prom_doc(struct stream *s, int64_t now)
+static void prom_doc(struct stream *s, const char *doc, size_t len, int64_t now)
 {
 	struct prom_ctx c = {s, now, prom_dcgm_new(), ""};
-	const char *p = s->doc.s;
+	const char *p = doc;
 	char *err = NULL;
 
-	while (p < s->doc.s + s->doc.len && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+	while (p < doc + len && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
 		p++;
-	if (p < s->doc.s + s->doc.len && *p == '{') {
-		if (prom_parse_api(s->doc.s, s->doc.len, prom_add, &c, NULL, &err) < 0)
-			doc_error(s, "bad Prometheus answer", err, now);
+	if (p < doc + len && *p == '{') {
+		if (prom_parse_api(doc, len, prom_add, &c, NULL, &err) < 0)
+			doc_error(s, doc, len, "bad Prometheus answer", err, now);
 	} else {
-		prom_parse_text(s->doc.s, s->doc.len, prom_add, &c, NULL, prom_bad_line);
+		prom_parse_text(doc, len, prom_add, &c, NULL, prom_bad_line);
 	}
 	prom_dcgm_flush(c.dcgm, prom_gpu, &c);
 	prom_dcgm_free(c.dcgm);
@@ -539,17 +614,32 @@ void stream_discard(struct stream *s)
 	s->discarding = 0;
 }
 
+static void read_doc(struct stream *s, const char *doc, size_t len, int64_t now)
+{
+	if (s->fmt == FMT_FACILITY)
+		facility_doc(s, doc, len, now);
+	else if (s->fmt == FMT_PROMETHEUS)
+		prom_doc(s, doc, len, now);
+	else
+		slurm_document(s, doc, len, now);
+}
+
+void stream_doc(struct stream *s, const char *buf, size_t n, int64_t now)
+{
+	if (s->fmt == FMT_PROMETHEUS || !is_document(s->fmt) || s->doc.len || n > (size_t)256 << 20) {
+		stream_feed(s, buf, n, now);
+		stream_end(s, now);
+		return;
+	}
+	if (n)
+		read_doc(s, buf, n, now);   /* where it lies: no copy into s->doc */
+}
+
 void stream_end(struct stream *s, int64_t now)
 {
 	if (is_document(s->fmt)) {
-		if (s->doc.len) {
-			if (s->fmt == FMT_FACILITY)
-				facility_doc(s, now);
-			else if (s->fmt == FMT_PROMETHEUS)
-				prom_doc(s, now);
-			else
-				slurm_document(s, now);
-		}
+		if (s->doc.len)
+			read_doc(s, s->doc.s, s->doc.len, now);
 		sbuf_reset(&s->doc);
 		return;
 	}

@@ -14,6 +14,8 @@
 #include "model.h"
 #include "probe/parse.h"
 
+#define STREAM_IB_DEVS 32             /* IB ports one node may show */
+
 struct stream {
 	struct bus *bus;
 	const struct model *model;
@@ -27,8 +29,11 @@ struct stream {
 	struct nvsmi_layout layout;   /* from a header line, else by column count: */
 	int have_header;
 	struct nvsmi_layout short_layout;   /* the older 11-column query */
-	struct stream_ib *ib;         /* IB: the node's HCA ports (STREAM_IB_DEVS) */
-	int ib_ndev;
+	struct stream_ib *ib;         /* IB: the node's HCA ports, allocated as they come */
+	int ib_ndev, ib_cap;          /* ports known; slots allocated (up to STREAM_IB_DEVS) */
+	int ib_last;                  /* the slot of the previous line (a dump lists a port's files together) */
+	int ib_nordered;              /* -1: rails to be assigned again (a port, a link layer, a mapping changed) */
+	int8_t ib_order[STREAM_IB_DEVS];   /* slots that are fabric rails, in rail order */
 	char **rails;                 /* site mapping (probe ib -rails): names in rail order */
 	int nrails;
 	int32_t *prom_xid;            /* Prometheus: each GPU's XID gauge last read (-1 none yet) */
@@ -39,10 +44,10 @@ struct stream {
 /* IB: one HCA port as a stream knows it. Ports are remembered (and their
  * link layer) from dump to dump, so a device missing from one dump does not
  * move the rails of the others; counters are gathered per dump. */
-#define STREAM_IB_DEVS 32
 struct stream_ib {
 	char name[40];                /* "mlx5_3", or "mlx4_0/2" for a second port */
 	int32_t link_layer;           /* enum ib_link_layer, kept once seen */
+	int32_t rail;                 /* its rail as last assigned, -1 none */
 	int seen;                     /* data in the current dump */
 	struct ev_ib ev;              /* the current dump's counters and state */
 };
@@ -60,5 +65,8 @@ void stream_end(struct stream *s, int64_t now);
 /* Output cut short (the command failed): what was fed of it is dropped, as
  * if it never came. */
 void stream_discard(struct stream *s);
+/* A whole JSON document (Slurm, facility) in one piece: stream_feed() then
+ * stream_end(), read where it lies when nothing is buffered (no copy). */
+void stream_doc(struct stream *s, const char *buf, size_t n, int64_t now);
 
 #endif

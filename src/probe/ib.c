@@ -109,11 +109,34 @@ static int parse_u64(struct span s, uint64_t *out)
 	return 0;
 }
 
+/* What a byte of a path is: a byte a component may hold ([A-Za-z0-9_.-]),
+ * the separator of components, or one that ends the path. */
+enum { PB_NAME = 1, PB_SLASH = 2, PB_END = 4 };
+#define N_ PB_NAME
+static const unsigned char path_byte[256] = {
+	['\t'] = PB_END, [' '] = PB_END, [':'] = PB_END, ['/'] = PB_SLASH,
+	['-'] = N_, ['.'] = N_, ['_'] = N_,
+	['0'] = N_, ['1'] = N_, ['2'] = N_, ['3'] = N_, ['4'] = N_, ['5'] = N_, ['6'] = N_, ['7'] = N_, ['8'] = N_,
+	['9'] = N_,
+	['A'] = N_, ['B'] = N_, ['C'] = N_, ['D'] = N_, ['E'] = N_, ['F'] = N_, ['G'] = N_, ['H'] = N_, ['I'] = N_,
+	['J'] = N_, ['K'] = N_, ['L'] = N_, ['M'] = N_, ['N'] = N_, ['O'] = N_, ['P'] = N_, ['Q'] = N_, ['R'] = N_,
+	['S'] = N_, ['T'] = N_, ['U'] = N_, ['V'] = N_, ['W'] = N_, ['X'] = N_, ['Y'] = N_, ['Z'] = N_,
+	['a'] = N_, ['b'] = N_, ['c'] = N_, ['d'] = N_, ['e'] = N_, ['f'] = N_, ['g'] = N_, ['h'] = N_, ['i'] = N_,
+	['j'] = N_, ['k'] = N_, ['l'] = N_, ['m'] = N_, ['n'] = N_, ['o'] = N_, ['p'] = N_, ['q'] = N_, ['r'] = N_,
+	['s'] = N_, ['t'] = N_, ['u'] = N_, ['v'] = N_, ['w'] = N_, ['x'] = N_, ['y'] = N_, ['z'] = N_,
+};
+#undef N_
+
+static int bad_component(struct span c)
+{
+	return !c.n || (c.n <= 2 && (span_is(c, ".") || span_is(c, "..")));
+}
+
 /* Splits the path into components after IB_ROOT; -1 if a component is
  * empty, "." or "..", or holds a byte outside [A-Za-z0-9_.-]. */
 static int split_path(struct span path, struct span *c, int max)
 {
-	size_t root = strlen(IB_ROOT), start;
+	size_t root = sizeof IB_ROOT - 1, start;
 	int k = 0;
 
 	if (path.n <= root || memcmp(path.p, IB_ROOT, root))
@@ -121,22 +144,49 @@ static int split_path(struct span path, struct span *c, int max)
 	start = root;
 	for (size_t i = root; i <= path.n; i++) {
 		if (i < path.n && path.p[i] != '/') {
-			char ch = path.p[i];
-
-			if (!(dig(ch) || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			      ch == '_' || ch == '-' || ch == '.'))
+			if (!(path_byte[(unsigned char)path.p[i]] & PB_NAME))
 				return -1;
 			continue;
 		}
 		if (k == max)
 			return -1;
 		c[k] = (struct span){path.p + start, i - start};
-		if (!c[k].n || span_is(c[k], ".") || span_is(c[k], ".."))
+		if (bad_component(c[k]))
 			return -1;
 		k++;
 		start = i + 1;
 	}
 	return k;
+}
+
+/* The common line in one pass: the path up to its end (a blank or ':')
+ * split as split_path() splits it, k >= 1 and *end at the byte that ends
+ * it; -1 for anything else, which the general path then reads (and names
+ * what is wrong with it). */
+static int split_line(const char *line, size_t len, struct span *c, int max, size_t *end)
+{
+	size_t root = sizeof IB_ROOT - 1, start = root;
+	int k = 0;
+
+	if (len <= root || memcmp(line, IB_ROOT, root))
+		return -1;
+	for (size_t i = root; i < len; i++) {
+		unsigned b = path_byte[(unsigned char)line[i]];
+
+		if (b & PB_NAME)
+			continue;
+		if (!b || k == max)
+			return -1;
+		c[k] = (struct span){line + start, i - start};
+		if (bad_component(c[k++]))
+			return -1;
+		start = i + 1;
+		if (b & PB_END) {
+			*end = i;
+			return k;
+		}
+	}
+	return -1;
 }
 
 /* "4: ACTIVE" (or just "4"). ACTIVE_DEFER (5) counts as active. */
@@ -155,13 +205,10 @@ static int parse_state(struct span v, int32_t *state)
 	return 0;
 }
 
-/* counters_ext: only the 64-bit data counters map onto ours. */
+/* counters_ext: only the 64-bit data counters map onto ours. Otherwise the
+ * name as ib_counter_from_name() reads it, compared in place. */
 static int counter_from(struct span dir, struct span name)
 {
-	char buf[64];
-
-	if (name.n >= sizeof buf)
-		return -1;
 	if (span_is(dir, "counters_ext")) {
 		if (span_is(name, "port_xmit_data_64"))
 			return IBC_PORT_XMIT_DATA;
@@ -169,9 +216,15 @@ static int counter_from(struct span dir, struct span name)
 			return IBC_PORT_RCV_DATA;
 		return -1;
 	}
-	memcpy(buf, name.p, name.n);
-	buf[name.n] = '\0';
-	return ib_counter_from_name(buf);
+	static size_t len[IBC_COUNT];   /* the names' lengths, taken once */
+
+	if (!len[0])
+		for (int c = 0; c < IBC_COUNT; c++)
+			len[c] = strlen(ib_counter_name((enum ib_counter)c));
+	for (int c = 0; c < IBC_COUNT; c++)
+		if (name.n == len[c] && !memcmp(name.p, ib_counter_name((enum ib_counter)c), len[c]))
+			return c;
+	return -1;
 }
 
 static int set_port(struct span p, struct ib_rec *out)
@@ -253,6 +306,12 @@ int ib_parse_line(const char *line, size_t len, struct ib_rec *out, const char *
 		*err = "NUL byte in line";
 		return -1;
 	}
+	if ((k = split_line(line, len, c, 8, &i)) > 0) {
+		for (i++; i < len && (line[i] == ' ' || line[i] == '\t'); i++)
+			;
+		return classify(c, k, (struct span){line + i, len - i}, out, err);
+	}
+	i = 0;
 	while (i < len && line[i] != ' ' && line[i] != '\t' && line[i] != ':')
 		i++;
 	if (i == len) {

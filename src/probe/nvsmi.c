@@ -90,7 +90,7 @@ static void layout_add(struct nvsmi_layout *l, enum nvsmi_col c, unsigned *seen)
 	l->ncols++;
 }
 
-static struct span trim(const char *p, size_t n)
+static inline struct span trim(const char *p, size_t n)
 {
 	while (n && (*p == ' ' || *p == '\t')) {
 		p++;
@@ -121,14 +121,6 @@ void nvsmi_layout_from_query(struct nvsmi_layout *l, const char *query)
 	}
 }
 
-int nvsmi_count_fields(const char *line, size_t len)
-{
-	int n = 1;
-
-	for (size_t i = 0; i < len; i++)
-		n += line[i] == ',';
-	return n;
-}
 
 /* Byte classes: what a CSV byte may be, so one table load per byte does
  * the control check and the comma split together. */
@@ -165,6 +157,50 @@ static uint64_t flag_bytes(uint64_t v, int c)
 	return ((x - ONES) & ~x) & HIGHS;
 }
 
+/* Commas, a word at a time: the high bit of each byte of x that is zero
+ * (exact: no carry crosses bytes), then the flags summed by a multiply. */
+int nvsmi_count_fields(const char *line, size_t len)
+{
+	size_t i = 0;
+	int n = 1;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t v, x;
+
+		memcpy(&v, line + i, 8);
+		x = v ^ (ONES * ',');
+		x = ~(((x & ~HIGHS) + ~HIGHS) | x) & HIGHS;
+		n += (int)(((x >> 7) * ONES) >> 56);
+	}
+	for (; i < len; i++)
+		n += line[i] == ',';
+	return n;
+}
+
+/* Commas counted and control bytes looked for in one pass over the line:
+ * the field count, or -1 if there is a control byte. */
+static int scan_line(const char *s, size_t n)
+{
+	uint64_t acc = 0;
+	size_t i = 0;
+	int commas = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v, x;
+
+		memcpy(&v, s + i, 8);
+		acc |= (((v - ONES * 0x20) & ~v) & HIGHS) | flag_bytes(v, 0x7f);
+		x = v ^ (ONES * ',');
+		x = ~(((x & ~HIGHS) + ~HIGHS) | x) & HIGHS;
+		commas += (int)(((x >> 7) * ONES) >> 56);
+	}
+	for (; i < n; i++) {
+		acc |= cls[(unsigned char)s[i]] & C_CTRL;
+		commas += s[i] == ',';
+	}
+	return acc & (HIGHS | C_CTRL) ? -1 : commas + 1;
+}
+
 /* Any control byte (below 0x20, NUL included, or DEL)? Word at a time. */
 static int has_control(const char *s, size_t n)
 {
@@ -183,7 +219,7 @@ static int has_control(const char *s, size_t n)
 }
 
 /* Offset of the first comma in s[i..n), or n. */
-static size_t next_comma(const char *s, size_t i, size_t n)
+static inline size_t next_comma(const char *s, size_t i, size_t n)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	for (; i + 8 <= n; i += 8) {
@@ -239,7 +275,11 @@ int nvsmi_parse_header(const char *line, size_t len, struct nvsmi_layout *l)
 	size_t start = 0, i;
 
 	len = strip_cr(line, len);
-	if (len > PARSE_LINE_MAX || !len || has_control(line, len))
+	for (i = 0; i < len && (line[i] == ' ' || line[i] == '\t'); i++)
+		;
+	if (i == len || !is_lower(line[i]))
+		return 0;   /* a data line: its first field is no name (header_field() would say so, later) */
+	if (len > PARSE_LINE_MAX || has_control(line, len))
 		return 0;
 	memset(&tmp, 0, sizeof tmp);
 	for (;;) {
@@ -270,7 +310,7 @@ const char *nvsmi_reject_reason(int have_header, int ncols_line, int ncols_layou
 /* ---- values ---- */
 
 /* "[N/A]", "[Not Supported]", "N/A", "[Unknown Error]", ...: no value. */
-static int is_unknown(struct span v)
+static inline int is_unknown(struct span v)
 {
 	if (v.n == 3 && !memcmp(v.p, "N/A", 3))
 		return 1;
@@ -290,7 +330,7 @@ static int is_unknown(struct span v)
  * there is no number; parse_metric() then wants nothing or the unit after it. */
 
 /* Optional '-', then 1..18 digits. */
-static size_t parse_int(struct span s, int64_t *out)
+static inline size_t parse_int(struct span s, int64_t *out)
 {
 	size_t i = s.n && s.p[0] == '-', start = i;
 	int64_t v = 0;
@@ -304,7 +344,7 @@ static size_t parse_int(struct span s, int64_t *out)
 }
 
 /* "631.95" -> 63195 (hundredths, rounded half up on the third decimal). */
-static size_t parse_centi(struct span s, int64_t *out)
+static inline size_t parse_centi(struct span s, int64_t *out)
 {
 	size_t i = 0, frac;
 	int64_t v = 0;
@@ -330,7 +370,7 @@ static size_t parse_centi(struct span s, int64_t *out)
 
 /* "0x0000000000000040": 1..16 hex digits; keeps the low 31 bits (NVML
  * defines bits up to 0x100; dropping bit 31 keeps clear of MET_UNKNOWN). */
-static size_t parse_hex(struct span s, int64_t *out)
+static inline size_t parse_hex(struct span s, int64_t *out)
 {
 	uint64_t v = 0;
 	size_t i = 2;
@@ -348,14 +388,14 @@ static size_t parse_hex(struct span s, int64_t *out)
 	return i;
 }
 
-static int span_is(struct span s, const char *lit)
+static inline int span_is(struct span s, const char *lit)
 {
 	size_t n = strlen(lit);
 
 	return s.n == n && !memcmp(s.p, lit, n);
 }
 
-static int parse_metric(const struct met_spec *sp, struct span v, int32_t *out,
+static inline int parse_metric(const struct met_spec *sp, struct span v, int32_t *out,
 			const char **err)
 {
 	struct span unit;
@@ -390,7 +430,7 @@ static int parse_metric(const struct met_spec *sp, struct span v, int32_t *out,
 }
 
 /* uuid ("GPU-...", "MIG-...") and PCI bus id ("00000000:18:00.0"). */
-static int parse_ident(struct span v, char *dst, size_t cap, int pci, const char **err)
+static inline int parse_ident(struct span v, char *dst, size_t cap, int pci, const char **err)
 {
 	if (is_unknown(v)) {
 		dst[0] = '\0';
@@ -400,11 +440,12 @@ static int parse_ident(struct span v, char *dst, size_t cap, int pci, const char
 		*err = pci ? "bad PCI bus id" : "bad uuid";
 		return -1;
 	}
-	unsigned ok = pci ? C_DIGIT | C_HEX | C_COLON_DOT : C_DIGIT | C_ALPHA | C_DASH, all = ok;
+	unsigned ok = pci ? C_DIGIT | C_HEX | C_COLON_DOT : C_DIGIT | C_ALPHA | C_DASH;
+	size_t i = 0;
 
-	for (size_t i = 0; i < v.n; i++)
-		all &= cls[(unsigned char)v.p[i]] & ok ? ok : 0;
-	if (!all) {
+	while (i < v.n && (cls[(unsigned char)v.p[i]] & ok))
+		i++;
+	if (i < v.n) {
 		*err = pci ? "bad PCI bus id" : "bad uuid";
 		return -1;
 	}
@@ -470,11 +511,13 @@ int nvsmi_parse_line(const char *line, size_t len, const struct nvsmi_layout *l,
 		*err = "line too long";
 		return -1;
 	}
-	if (has_control(line, len)) {
+	int ncols = scan_line(line, len);
+
+	if (ncols < 0) {
 		*err = "control or NUL byte in line";
 		return -1;
 	}
-	if (!l || l->ncols <= 0 || nvsmi_count_fields(line, len) != l->ncols) {
+	if (!l || l->ncols <= 0 || ncols != l->ncols) {
 		*err = "wrong number of columns";
 		return -1;
 	}

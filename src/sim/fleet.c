@@ -193,41 +193,47 @@ static void gpu_update(struct sim *s, struct sgpu *g, int64_t now, double inlet)
 	thermal(g, inlet, r);
 }
 
-static void dead_fields(struct sbuf *b, const char *what, size_t n)
+static char *dead_fields(char *p, const char *what, size_t n)
 {
 	for (int i = 0; i < 9; i++) {
-		sbuf_add(b, what, n);
+		memcpy(p, what, n);
+		p += n;
 		if (i < 8)
-			SB_LIT(b, ", ");
+			p = TX_LIT(p, ", ");
 	}
-	sbuf_addc(b, '\n');
+	*p++ = '\n';
+	return p;
 }
 
+/* One line, written into a buffer and added at once: at most the prefix
+ * (72), nine dead fields (197) or the numbers. */
 static void print_gpu(struct sbuf *b, const struct sgpu *g)
 {
-	sbuf_add(b, g->prefix, g->prefix_len);
+	char line[320], *p = line;
+
+	memcpy(p, g->prefix, g->prefix_len);
+	p += g->prefix_len;
 	if (g->health == GH_LOST) {
-		dead_fields(b, "[GPU requires reset]", 20);
-		return;
+		p = dead_fields(p, "[GPU requires reset]", 20);
+	} else if (g->health == GH_GSP) {
+		p = dead_fields(p, "[Unknown Error]", 15);
+	} else {
+		p = tx_u64(p, g->util);
+		p = TX_LIT(p, ", ");
+		p = tx_u64(p, (uint64_t)g->mem);
+		p = TX_LIT(p, ", 81559, ");
+		p = tx_u64(p, (uint64_t)(g->temp + 0.5f));
+		p = TX_LIT(p, ", ");
+		p = tx_fixed(p, g->watts, 2);
+		p = TX_LIT(p, ", 700.00, ");
+		p = tx_u64(p, (uint64_t)g->clock);
+		p = TX_LIT(p, ", ");
+		p = tx_u64(p, (uint64_t)g->ecc);
+		p = TX_LIT(p, ", 0x");
+		p = tx_hex16(p, g->thr);
+		*p++ = '\n';
 	}
-	if (g->health == GH_GSP) {
-		dead_fields(b, "[Unknown Error]", 15);
-		return;
-	}
-	sb_u64(b, g->util);
-	SB_LIT(b, ", ");
-	sb_u64(b, (uint64_t)g->mem);
-	SB_LIT(b, ", 81559, ");
-	sb_u64(b, (uint64_t)(g->temp + 0.5f));
-	SB_LIT(b, ", ");
-	sb_fixed(b, g->watts, 2);
-	SB_LIT(b, ", 700.00, ");
-	sb_u64(b, (uint64_t)g->clock);
-	SB_LIT(b, ", ");
-	sb_u64(b, (uint64_t)g->ecc);
-	SB_LIT(b, ", 0x");
-	sb_hex16(b, g->thr);
-	sbuf_addc(b, '\n');
+	sbuf_add(b, line, (size_t)(p - line));
 }
 
 /* Advance every GPU one second and print each live node's 8 lines. Also sums
@@ -322,10 +328,12 @@ static void port_advance(struct sim *s, struct sport *pt, const struct sgpu *g)
 	}
 }
 
+/* A port's eleven lines, written into a buffer and added at once (each
+ * line at most 37 + 9 + 31 + 1 + 20 + 1 bytes). */
 static void print_port(struct sbuf *b, const struct sport *pt, int rail)
 {
-	char pre[64];
-	int n = 0;
+	char buf[1280], *p = buf, pre[64];
+	size_t n;
 
 	memcpy(pre, "/sys/class/infiniband/mlx5_", 27);
 	n = 27;
@@ -334,19 +342,23 @@ static void print_port(struct sbuf *b, const struct sport *pt, int rail)
 	n += 9;
 	for (int i = 0; i < IBC_COUNT; i++) {
 		const char *name = ib_counter_name(ib_sorted[i]);
+		size_t len = strlen(name);
 
-		sbuf_add(b, pre, (size_t)n);
-		SB_LIT(b, "counters/");
-		sbuf_adds(b, name);
-		sbuf_addc(b, ':');
-		sb_u64(b, pt->c[ib_sorted[i]]);
-		sbuf_addc(b, '\n');
+		memcpy(p, pre, n);
+		p = TX_LIT(p + n, "counters/");
+		memcpy(p, name, len);
+		p += len;
+		*p++ = ':';
+		p = tx_u64(p, pt->c[ib_sorted[i]]);
+		*p++ = '\n';
 	}
-	sbuf_add(b, pre, (size_t)n);
+	memcpy(p, pre, n);
+	p += n;
 	if (pt->state == IBP_ACTIVE)
-		SB_LIT(b, "state:4: ACTIVE\n");
+		p = TX_LIT(p, "state:4: ACTIVE\n");
 	else
-		SB_LIT(b, "state:1: DOWN\n");
+		p = TX_LIT(p, "state:1: DOWN\n");
+	sbuf_add(b, buf, (size_t)(p - buf));
 }
 
 /* Nodes whose index ends in the tick's last digit dump their 8 ports. */

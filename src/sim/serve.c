@@ -113,6 +113,7 @@ static int cb_auth_pubkey(ssh_session s, const char *user, struct ssh_key_struct
 	if (state != SSH_PUBLICKEY_STATE_VALID)
 		return SSH_AUTH_DENIED;
 	se->node = node;
+	se->srv->logins++;
 	snprintf(se->user, sizeof se->user, "%s", user);
 	return SSH_AUTH_SUCCESS;
 }

@@ -19,6 +19,9 @@
  *   time                   -> ok WALL_US
  *   channels NODE          -> ok channels NODE NVSMI KMSG IB (how many
  *                          channels stream each of the node's probes)
+ *   stats                  -> ok stats ACCEPTED LOGINS SESSIONS COMMANDS
+ *                          (connections accepted and logins so far, sessions
+ *                          open now, exec commands run so far)
  *
  * Anything else, or a command that cannot be done, is answered "error WHY".
  * WALL_US is CLOCK_REALTIME in microseconds, taken when the lines were
@@ -272,8 +275,11 @@ static int ctl_line(struct srv *srv, char *line)
 		return answer(srv, "ok %lld", (long long)wall_us());
 	if (!strcmp(w[0], "channels"))
 		return cmd_channels(srv, n, w);
+	if (!strcmp(w[0], "stats") && n == 1)
+		return answer(srv, "ok stats %lld %lld %d %lld", (long long)srv->accepted, (long long)srv->logins,
+			      srv->nsessions, (long long)srv->commands);
 	return answer(srv, "error unknown command \"%.40s\" (xid NODE:GPU CODE, fault NODE ?GPU? KIND, time, "
-		      "channels NODE)", w[0]);
+		      "channels NODE, stats)", w[0]);
 }
 
 /* ---- input ---- */

@@ -74,7 +74,7 @@ struct srv {
 	struct sbuf docs[3];         /* sinfo, squeue, facility */
 	int32_t nodes;
 	int name_width;
-	int64_t accepted, commands, dropped;
+	int64_t accepted, logins, commands, dropped;
 	struct srv_ctl ctl;
 	struct exporter *exp;        /* --exporter, NULL if not asked for */
 	int exp_port;

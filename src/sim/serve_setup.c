@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "serve_int.h"
+#include "../fdlimit.h"
 
 /* Loads the key at path, or makes one and saves it there. NULL path: a new key. */
 static ssh_key key_at(const char *path)
@@ -152,6 +153,19 @@ static void srv_free(struct srv *srv)
 	loop_free(srv->loop);
 }
 
+/* A session per node (the console's), head01 and bms01, and a fan-out of
+ * 256 sessions alongside; refused before listening when there is no room. */
+static int room_for_sessions(int nodes)
+{
+	char *why = NULL;
+
+	if (fd_limit_room((long)nodes + 2 + 256, &why) == 0)
+		return 0;
+	fprintf(stderr, "myriad-sim: serve: %d nodes: %s\n", nodes, why);
+	free(why);
+	return -1;
+}
+
 int serve_run(const struct serve_opts *o)
 {
 	struct srv srv;
@@ -174,6 +188,10 @@ int serve_run(const struct serve_opts *o)
 		return 1;
 	}
 	srv.nodes = sim_topo(srv.sim)->nodes;
+	if (room_for_sessions(srv.nodes) < 0) {
+		sim_free(srv.sim);
+		return 1;
+	}
 	srv.subs = xcalloc((size_t)srv.nodes * 3, sizeof *srv.subs);
 	srv.last_nvsmi = xcalloc((size_t)srv.nodes, sizeof *srv.last_nvsmi);
 	srv.loop = loop_new();

@@ -19,6 +19,7 @@
 #define MYRIAD_SIM_INT_H
 
 #include <stdint.h>
+#include <string.h>
 #include "sim.h"
 #include "../event.h"
 #include "../util.h"
@@ -194,6 +195,12 @@ void sb_u64(struct sbuf *b, uint64_t v);
 void sb_i64(struct sbuf *b, int64_t v);
 void sb_fixed(struct sbuf *b, double v, int decimals);   /* rounded, 1 or 2 */
 void sb_hex16(struct sbuf *b, uint64_t v);               /* 16 hex digits */
+/* The same at p, returning the end: the caller holds the room (24 bytes a
+ * number, 40 a fixed-point one, 16 the hex). */
+#define TX_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+char *tx_u64(char *p, uint64_t v);
+char *tx_fixed(char *p, double v, int decimals);
+char *tx_hex16(char *p, uint64_t v);
 void sb_fold(struct sbuf *b, const struct sim *s, const int32_t *idx, int32_t n);
 void sb_idx_list(struct sbuf *b, uint8_t mask);          /* "0-3,6" */
 int sim_name_width(const struct sim *s);

@@ -563,15 +563,29 @@ static void submit(struct sim *s)
 	}
 }
 
-static int cmp_i64(const void *a, const void *b)
+static void sift_down(int64_t *h, int32_t n, int32_t i)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	for (;;) {
+		int32_t l = 2 * i + 1, m = i;
 
-	return x < y ? -1 : x > y;
+		if (l < n && h[l] < h[m])
+			m = l;
+		if (l + 1 < n && h[l + 1] < h[m])
+			m = l + 1;
+		if (m == i)
+			return;
+		int64_t t = h[i];
+
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
 }
 
 /* When will `need` more GPUs be free, going by time limits as Slurm does?
- * Each entry packs end time (high bits) and GPU count (low 20 bits). */
+ * Each entry packs end time (high bits) and GPU count (low 20 bits); they
+ * are taken earliest first from a heap built in place (no allocation, as
+ * qsort's merge sort makes one, and most calls stop after a few). */
 static int64_t shadow_time(struct sim *s, int64_t need)
 {
 	int32_t n = 0;
@@ -583,11 +597,16 @@ static int64_t shadow_time(struct sim *s, int64_t need)
 	for (int32_t i = 0; i < s->njobs; i++)
 		if (s->jobs[i].state == JOB_RUNNING)
 			s->scratch[n++] = (s->jobs[i].start + s->jobs[i].limit) << 20 | job_gpus(&s->jobs[i]);
-	qsort(s->scratch, (size_t)n, sizeof *s->scratch, cmp_i64);
-	for (int32_t i = 0; i < n; i++) {
-		need -= s->scratch[i] & 0xfffff;
+	for (int32_t i = n / 2 - 1; i >= 0; i--)
+		sift_down(s->scratch, n, i);
+	while (n > 0) {
+		int64_t e = s->scratch[0];
+
+		need -= e & 0xfffff;
 		if (need <= 0)
-			return s->scratch[i] >> 20;
+			return e >> 20;
+		s->scratch[0] = s->scratch[--n];
+		sift_down(s->scratch, n, 0);
 	}
 	return SIM_NO_TIME;
 }

@@ -250,3 +250,4 @@ void chan_close(struct ssh_chan *c)
 }
 
 struct ssh_host *chan_host(const struct ssh_chan *c) { return c->host; }
+int chan_opened(const struct ssh_chan *c) { return c->step != CH_OPENING; }

@@ -6,18 +6,21 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 #include "fanout.h"
 #include "inventory.h"
 #include "pool.h"
 #include "quote.h"
+#include "source_ssh.h"
+#include "../fdlimit.h"
 #include "../nodeset.h"
 
 struct fo_node {
 	struct fanout *run;
 	struct fanout_result *r;
 	struct sbuf part[2];     /* partial lines, stdout and stderr (line mode) */
+	const struct inv_target *t;
+	struct ssh_chan *live;   /* running on a session the console keeps (not ours to close) */
 	int done;
 };
 
@@ -35,14 +38,19 @@ struct fanout {
 	void *ctx;
 };
 
-void fanout_raise_fd_limit(void)
+/* One descriptor per session connecting or running at once; refused before
+ * any connection when the limit cannot be raised that far. */
+static int room_for_sessions(int nodes, int fan, char **err)
 {
-	struct rlimit rl;
+	int at_once = MIN(nodes, fan);
+	char *why = NULL;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	if (fd_limit_room(at_once, &why) == 0)
+		return 0;
+	*err = xasprintf("%d nodes, %d sessions at once (fan-out %d): %s; or a smaller fan-out (myriad fanout -f N)",
+			 nodes, at_once, fan, why);
+	free(why);
+	return -1;
 }
 
 /* ---- output ---- */
@@ -112,8 +120,16 @@ static void on_done(void *ctx, struct ssh_chan *c, int status, const char *why)
 {
 	struct fo_node *nd = ctx;
 
-	node_done(nd, status, CONN_UP, why);
-	pool_disconnect(chan_host(c));
+	if (!nd->live) {
+		node_done(nd, status, CONN_UP, why);
+		pool_disconnect(chan_host(c));
+		return;
+	}
+	nd->live = NULL;
+	if (!chan_opened(c) && !nd->done)   /* the command never ran there: log in as the one-shot form does */
+		pool_add(nd->run->pool, nd->t, nd);
+	else
+		node_done(nd, status, CONN_UP, why);
 }
 
 static const struct chan_ops fo_chan_ops = {on_data, on_done};
@@ -144,6 +160,19 @@ static void on_up(void *ctx, struct ssh_host *h)
 
 static const struct pool_ops fo_pool_ops = {on_state, on_up};
 
+/* On the console's loop, a node whose session the console holds runs the
+ * command on an exec channel there: no new login. 0: log in instead. */
+static int start_live(struct myriad *app, struct fo_node *nd)
+{
+	struct ssh_host *h = ssh_live_session(app, nd->run->loop, nd->r->name);
+
+	if (!h || !(nd->live = pool_exec(h, nd->run->command, &fo_chan_ops, nd)))
+		return 0;
+	if (nd->run->o.timeout_s > 0)
+		chan_set_timeouts(nd->live, (int64_t)(nd->run->o.timeout_s * US_PER_SEC), 0);
+	return 1;
+}
+
 /* ---- the run ---- */
 
 struct collect {
@@ -170,6 +199,8 @@ static void run_free(struct fanout *f, struct fanout_result **res)
 		loop_timer_cancel(f->loop, f->end_timer);
 	pool_free(f->pool);   /* sessions still closing are closed now */
 	for (int i = 0; i < f->n; i++) {
+		if (f->nodes[i].live)
+			chan_close(f->nodes[i].live);   /* the console's session goes on */
 		sbuf_free(&f->nodes[i].part[0]);
 		sbuf_free(&f->nodes[i].part[1]);
 	}
@@ -226,7 +257,12 @@ struct fanout *fanout_start(struct myriad *app, struct loop *l, const char *node
 	}
 	nodeset_foreach(ns, collect_name, &names);
 	nodeset_free(ns);
-	fanout_raise_fd_limit();
+	if (room_for_sessions(names.n, fan, err) < 0) {
+		for (int i = 0; i < names.n; i++)
+			free(names.names[i]);
+		free(names.names);
+		return NULL;
+	}
 	f = xcalloc(1, sizeof *f);
 	f->o = *o;
 	f->command = xstrdup(command);
@@ -248,7 +284,9 @@ struct fanout *fanout_start(struct myriad *app, struct loop *l, const char *node
 		f->res[i].name = names.names[i];
 		f->res[i].status = -1;
 		f->own[i].name = names.names[i];   /* outside the inventory: ssh_config and defaults */
-		pool_add(f->pool, t ? t : &f->own[i], &f->nodes[i]);
+		f->nodes[i].t = t ? t : &f->own[i];
+		if (!start_live(app, &f->nodes[i]))
+			pool_add(f->pool, f->nodes[i].t, &f->nodes[i]);
 	}
 	free(names.names);
 	if (f->n == 0)

@@ -74,9 +74,6 @@ void fanout_gather(const struct fanout_result *r, int n, int use_err, struct sbu
  * reached or timed out). */
 int fanout_summary(const struct fanout_result *r, int n, double seconds, const char *prefix, struct sbuf *out);
 
-/* Raises the soft limit on open files to the hard limit (a session is a socket). */
-void fanout_raise_fd_limit(void);
-
 /* The subcommand (main.c's table). */
 int cmd_fanout(struct myriad *app, const struct cli_opts *o, int argc, char **argv);
 

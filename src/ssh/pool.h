@@ -71,6 +71,8 @@ void chan_set_timeouts(struct ssh_chan *c, int64_t total_us, int64_t silence_us)
 /* Closes the channel (the remote command gets TERM); no callback follows. */
 void chan_close(struct ssh_chan *c);
 struct ssh_host *chan_host(const struct ssh_chan *c);
+/* Whether the server opened the channel (if not, its command never ran). */
+int chan_opened(const struct ssh_chan *c);
 
 /* A stream to host:port through the session of `via` (a configured host or
  * service, or an ssh_config name) as a forwarded channel: the returned

@@ -22,6 +22,7 @@
 #include "inventory.h"
 #include "pool.h"
 #include "probes.h"
+#include "../fdlimit.h"
 #include "../stream.h"
 #include "../trace.h"
 #include "../action/slurm.h"
@@ -392,6 +393,22 @@ static struct ssh_source *ssh_source_of(struct myriad *app)
 	return NULL;
 }
 
+struct ssh_host *ssh_live_session(struct myriad *app, const struct loop *l, const char *name)
+{
+	struct ssh_source *ss = ssh_source_of(app);
+	struct ssh_host *h = NULL;
+	int i;
+
+	if (!ss || ss->stopping || ss->loop != l)
+		return NULL;
+	if ((i = inventory_find(ss->inv, name)) >= 0 && i < ss->nnodes)
+		h = ss->nodes[i].h;
+	for (i = 0; !h && i < ss->nsvcs; i++)
+		if (!strcmp(ss->svcs[i].svc->t.name, name))
+			h = ss->svcs[i].h;
+	return h && host_is_up(h) ? h : NULL;
+}
+
 static struct svc_ctx *service_of(struct ssh_source *ss, const char *service)
 {
 	for (int i = 0; ss && i < ss->nsvcs; i++)
@@ -676,6 +693,22 @@ static void setup_services(struct ssh_source *ss)
 	}
 }
 
+/* A session per host reached directly (those behind -via ride their
+ * gateway's), per service, and room for one fan-out at its default width. */
+static int room_for_sessions(const struct inventory *inv, char **err)
+{
+	long direct = inv->nservices + 256;
+	char *why = NULL;
+
+	for (int i = 0; i < inv->nhosts; i++)
+		direct += !inv->hosts[i].t.via;
+	if (fd_limit_room(direct, &why) == 0)
+		return 0;
+	*err = xasprintf("%d hosts and %d services: %s", inv->nhosts, inv->nservices, why);
+	free(why);
+	return -1;
+}
+
 static int ssh_start(struct source *src, const char *args, char **err)
 {
 	struct myriad *app = src->app;
@@ -687,11 +720,12 @@ static int ssh_start(struct source *src, const char *args, char **err)
 		*err = xstrdup("the configuration names no host and no service");
 		return -1;
 	}
+	if (room_for_sessions(inv, err) < 0)
+		return -1;
 	ss = xcalloc(1, sizeof *ss);
 	ss->app = app;
 	ss->inv = inv;
 	src->priv = ss;
-	fanout_raise_fd_limit();
 	app->virtual_time = 0;
 	app->start = app->now = wall_us();
 	if (inv->nhosts)

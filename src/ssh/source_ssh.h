@@ -31,6 +31,12 @@ void ssh_service_run_cancel(struct svc_run *r);
 /* Polls the service now (sinfo and squeue for Slurm), so that the effect of
  * an action shows at once, not at the next period. */
 void ssh_service_poll_now(struct myriad *app, const char *service);
+/* The session the source keeps to name (a node, or a service's host) on
+ * loop l, if it is up now; NULL otherwise. A fan-out on the console's loop
+ * runs its command there as an exec channel instead of logging in again. */
+struct ssh_host;
+struct loop;
+struct ssh_host *ssh_live_session(struct myriad *app, const struct loop *l, const char *name);
 /* A stream to host:port through the session to via (pool_tunnel). */
 int ssh_tunnel(struct myriad *app, const char *via, const char *host, int port, char **err);
 

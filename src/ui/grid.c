@@ -5,6 +5,7 @@
 #include <string.h>
 #include "grid.h"
 #include "text.h"
+#include "../util.h"
 
 void grid_resize(struct grid *g, int w, int h)
 {
@@ -188,4 +189,18 @@ char *grid_row_text(const struct grid *g, int y, char *out, size_t size)
 	}
 	out[n] = '\0';
 	return out;
+}
+
+char *grid_text(const struct grid *g)
+{
+	struct sbuf b = {0};
+	char row[2048];
+
+	for (int y = 0; y < g->h; y++) {
+		sbuf_adds(&b, grid_row_text(g, y, row, sizeof row));
+		sbuf_addc(&b, '\n');
+	}
+	if (!b.s)
+		sbuf_adds(&b, "");
+	return b.s;
 }

@@ -59,5 +59,7 @@ void view_recolor(const struct view *v, int x, int y, int n, int role);
 
 /* Row y of the grid as UTF-8 (for tests and dumps); returns out. */
 char *grid_row_text(const struct grid *g, int y, char *out, size_t size);
+/* The whole grid as UTF-8, a line per row (malloc'd; for tests and dumps). */
+char *grid_text(const struct grid *g);
 
 #endif

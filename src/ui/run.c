@@ -148,6 +148,10 @@ static void before_sleep(void *ctx)
 		return;
 	console_draw(c, 0);
 	term_flush(c, c->cursor_x, c->cursor_y);
+	if (c->app->start_pending) {   /* the first frame is up: the rest of the start, then the frame again */
+		app_finish_start(c->app);
+		before_sleep(c);
+	}
 }
 
 static void on_input(void *ctx, int fd, int events)

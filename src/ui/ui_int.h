@@ -27,7 +27,7 @@ enum panel_cmd {
 	PC_UP, PC_DOWN, PC_LEFT, PC_RIGHT, PC_PGUP, PC_PGDN, PC_TOP, PC_BOTTOM, PC_SELECT, PC_BACK,
 	PC_METRIC_NEXT, PC_METRIC_PREV, PC_ZOOM, PC_SORT_NEXT, PC_SORT_REVERSE, PC_SHOW_CLOSED,
 	PC_GROUP_BURSTS, PC_UNACKED_ONLY, PC_FAULTED_ONLY, PC_NODE_NEXT, PC_NODE_PREV, PC_FOLLOW,
-	PC_RANK, PC_COUNT
+	PC_RANK, PC_AGGREGATE, PC_COUNT
 };
 
 /* What the action keys act on: the panel fills what applies. */
@@ -245,6 +245,30 @@ struct rank_row {
 int rank_gpus(const struct model *m, const uint8_t *gs, enum rank_by by, struct rank_row *out, int max);
 const char *rank_title(enum rank_by by);
 void rank_value(const struct model *m, enum rank_by by, int32_t g, char *buf, size_t size);
+
+/* ---- fleetmap.c: a cell per scalable unit ---- */
+struct node_filter;
+struct su_cell {
+	int state;             /* enum gpu_state: GS_FAULT when any GPU has one */
+	int lvl;               /* mean or worst level of the measure, 0..HEAT_LEVELS-1 */
+	int faults;            /* GPUs with an open fault */
+	int matched;           /* a node of the SU matches the filter */
+};
+struct fleet_level {
+	int (*level)(void *ctx, int32_t gpu);   /* 0..HEAT_LEVELS-1, or -1 unknown */
+	void *ctx;
+};
+struct fleet_map {
+	int sus, lw, cw, per_row, rows;   /* lw: the label's width; cw: a cell's (2 with a gap, or 1) */
+};
+typedef void (*fleet_look_fn)(void *ctx, const struct su_cell *c, int *role, uint32_t *ch);
+int gpu_state_rank(int state);   /* worse states rank higher */
+int gpu_state_role(int state);   /* a GPU cell's role for a state other than GS_OK */
+void fleet_aggregate(const struct model *m, const uint8_t *gs, int worst, struct fleet_level lv,
+		     const struct node_filter *f, struct su_cell *out, int sus);
+void fleet_layout(struct fleet_map *fm, int sus, int w, int h);
+void fleet_draw(const struct fleet_map *fm, const struct view *v, int y0, int rows, const struct su_cell *cells,
+		int cursor, fleet_look_fn look, void *ctx);
 
 /* A scrolling list with a cursor (faults, jobs, log, topology). */
 struct list {

@@ -2,7 +2,8 @@
  * bench.c - `make bench`: the foundation's numbers on the full 10,240-GPU
  * embedded cluster, each beside a reference measured in the same run:
  *   parse+apply of nvidia-smi lines   vs a naive strtok/strtod parser
- *   one full tick (sim + parse + apply)
+ *   one full tick (sim + parse + apply + faults) at 10,240 and at 102,400
+ *     GPUs, and the first frame at 102,400 GPUs (bench_scale.c)
  *   nodeset fold of 10,240 names      vs ClusterShell's NodeSet (python3),
  *     gpu[00001-10240] and gpu[0001-1280]-ib[0-7]
  *   one Slurm poll at 102,400 GPUs  vs jansson on the whole documents
@@ -20,7 +21,8 @@
 #include "sim/sim.h"
 
 void bench_prometheus(struct myriad *app);   /* bench_prom.c */
-void bench_slurm_docs(void);                   /* bench_slurm_doc.c */
+void bench_slurm_docs(void);                 /* bench_slurm_doc.c */
+void bench_scale(struct myriad *app);        /* bench_scale.c */
 
 struct capture {
 	struct sbuf *node_text;   /* per node: one tick of nvidia-smi output */
@@ -194,29 +196,6 @@ static void bench_parse(struct myriad *app)
 	free(c.node_text);
 }
 
-static void bench_tick(struct myriad *app)
-{
-	struct sim *sim = app_sim(app);
-	struct sim_sink null_sink = {NULL, capture_text};
-	struct capture none = {0};
-	int64_t t0;
-	const int n = 30;
-
-	null_sink.ctx = &none;
-	t0 = cpu_us();
-	for (int i = 0; i < n; i++)
-		app_tick(app);
-	double tick_ms = (double)(cpu_us() - t0) / 1000.0 / n;
-
-	t0 = cpu_us();
-	for (int i = 0; i < n; i++)
-		sim_step(sim, &null_sink);   /* the simulator alone, output discarded */
-	double sim_ms = (double)(cpu_us() - t0) / 1000.0 / n;
-
-	printf("full tick, %d GPUs (simulator prints + parse + apply + faults): %.2f ms CPU, of which simulator %.2f ms\n",
-	       app->model.ngpus, tick_ms, sim_ms);
-}
-
 static double clustershell_ms(const char *names_file)
 {
 	char cmd[1024];
@@ -341,16 +320,18 @@ int main(void)
 		return 1;
 	}
 	app_tick(&app);
+	long rss1 = rss_kb();   /* before the benchmarks that load 102,400 GPUs */
+
 	printf("myriad bench: embedded cluster of %d GPUs, %d nodes, %d SUs\n", app.model.ngpus, app.model.nnodes,
 	       app.model.topo.sus);
 	bench_parse(&app);
-	bench_tick(&app);
+	bench_scale(&app);
 	bench_slurm_poll(&app);
 	bench_slurm_docs();
 	bench_prometheus(&app);
 	bench_nodeset(&app.model);
-	printf("resident memory with the 10,240-GPU cluster loaded: %.1f MB (process start: %.1f MB)\n",
-	       rss_kb() / 1024.0, rss0 / 1024.0);
+	printf("resident memory with the 10,240-GPU cluster loaded: %.1f MB (process start: %.1f MB; at the end, after the"
+	       " 102,400-GPU benchmarks: %.1f MB)\n", rss1 / 1024.0, rss0 / 1024.0, rss_kb() / 1024.0);
 	app_free(&app);
 	return 0;
 }

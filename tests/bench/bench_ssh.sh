@@ -9,6 +9,9 @@
 #     nodes, as a ratio against `clush -w NODESET -b hostname` and
 #     `pdsh -R ssh -w NODESET hostname | dshbak -c` on the same nodes in the
 #     same run (median of 3; target <= 0.2x).
+#  2b. `myriad fanout -b hostname` over all 12,800 nodes of a second
+#     myriad-sim serve (102,400 GPUs) against 1,280 of the same server in the
+#     same run (median of 3): the ratio (target <= 11x).
 #  3. For the record, the same fan-out against a private OpenSSH sshd (root
 #     only): 128 node names on one sshd, whose per-connection cost dominates.
 #  4. The 1,280 simulated nodes behind that sshd as a gateway (host -via):
@@ -111,6 +114,28 @@ bench_fanout() { # NODESET N CONF LABEL
 }
 bench_fanout 'gpu[0001-0256]' 256 "$tmp/fleet.conf" "simulated nodes" 1
 bench_fanout 'gpu[0001-1280]' 1280 "$tmp/fleet.conf" "simulated nodes" 1
+
+# ---- 2b. 12,800 nodes against 1,280 of the same server ----
+"$SIM" serve --sim gpus=102400,seed=1 --listen 127.0.0.1:0 --write-config "$tmp/big.conf" 2> "$tmp/big.log" &
+big=$!
+pids="$pids $big"
+for i in $(seq 300); do [ -s "$tmp/big.conf" ] && break; sleep 0.1; done
+median_of() { # NODESET N CONF
+	r1=$(time_of myriad "$1" "$3" "$2"); r2=$(time_of myriad "$1" "$3" "$2"); r3=$(time_of myriad "$1" "$3" "$2")
+	case "$r1$r2$r3" in *fail*) echo fail ;; *) median3 "$r1" "$r2" "$r3" ;; esac
+}
+if [ -s "$tmp/big.conf" ]; then
+	t1k=$(median_of 'gpu[00001-01280]' 1280 "$tmp/big.conf")
+	t12k=$(median_of 'gpu[00001-12800]' 12800 "$tmp/big.conf")
+	echo "fanout -b hostname on myriad-sim serve of 12,800 nodes (102,400 GPUs), median of 3: 1280 nodes $t1k s, 12800 nodes $t12k s"
+	case "$t1k$t12k" in *[!0-9.]*) echo "  ratio 12800/1280: n/a" ;; *)
+		awk -v a="$t12k" -v b="$t1k" 'BEGIN { x = a / b
+			printf "  ratio 12800/1280 = %.2f (target <= 11: %s)\n", x, x <= 11 ? "met" : "NOT met" }' ;;
+	esac
+else
+	echo "fanout over 12,800 nodes: myriad-sim serve --sim gpus=102400 did not start: $(cat "$tmp/big.log")"
+fi
+kill $big 2>/dev/null
 
 # ---- 3. real OpenSSH, for the record ----
 if [ "$(id -u)" != 0 ] || [ ! -x /usr/sbin/sshd ]; then

@@ -82,14 +82,7 @@ static void watch(void *ctx, const struct event *ev)
 
 static char *screen(struct console *c)
 {
-	struct sbuf b = {0};
-	char row[2048];
-
-	for (int y = 0; y < c->grid.h; y++) {
-		sbuf_adds(&b, grid_row_text(&c->grid, y, row, sizeof row));
-		sbuf_addc(&b, '\n');
-	}
-	return b.s;
+	return grid_text(&c->grid);
 }
 
 TEST(stream_wide_nvsmi_query_names_the_gpu_model)

@@ -29,17 +29,9 @@ static struct myriad *start(const char *spec, int ticks)
 	return &app;
 }
 
-/* The whole grid as text, one line per row. */
 static char *screen(struct console *c)
 {
-	struct sbuf b = {0};
-	char row[2048];
-
-	for (int y = 0; y < c->grid.h; y++) {
-		sbuf_adds(&b, grid_row_text(&c->grid, y, row, sizeof row));
-		sbuf_addc(&b, '\n');
-	}
-	return b.s;
+	return grid_text(&c->grid);
 }
 
 static int shows(struct console *c, const char *text)
@@ -511,6 +503,49 @@ TEST(ui_console_power_sorts_sus_highest_first)
 	keys(c, "s");
 	CHECK(ROW(c, "per scalable unit", "in SU order (s)"));
 	CHECK(!strncmp(grid_row_text(&c->grid, row_of(c, "per scalable unit") + 1, row, sizeof row), " SU01 ", 6));
+	console_free(c);
+	app_free(app);
+}
+
+/* A fleet whose nodes do not fit the screen is drawn a cell per SU: every
+ * SU visible at 80x24, a fault anywhere colours its SU's cell in the mean
+ * and the worst mode, Enter opens the SU's nodes and back returns. */
+TEST(ui_console_the_whole_fleet_in_one_view)
+{
+	struct myriad *app = start("gpus=20480,seed=1,accel=0", 2);   /* 80 SUs */
+	struct console *c = console_new(app, NULL, 80, 24);
+	static const char kmsg[] = "NVRM: Xid (PCI:0000:3a:00): 79, pid=0, GPU has fallen off the bus.\n";
+	struct stream st;
+	struct target t = {-1, 0, 0, 0};
+	int32_t node = 62 * 32 + 5;   /* SU63 */
+
+	app->console = c;
+	stream_init(&st, &app->bus, &app->model, node, FMT_XID, "test");
+	stream_feed(&st, kmsg, sizeof kmsg - 1, app->now);
+	stream_free(&st);
+	bus_flush(&app->bus);
+	keys(c, "1");
+	CHECK(ROW(c, "a cell = an SU, its mean (v)"));
+	CHECK(ROW(c, "SU1 "));
+	CHECK(ROW(c, "SU61 "));   /* 30 SUs a row: all 80 in three rows */
+	CHECK_INT(c->grid.c[row_of(c, "SU61 ") * c->grid.w + 5 + 2 * 2].role, R_GPU_FAULT);   /* SU63 */
+	keys(c, "v");
+	CHECK(ROW(c, "a cell = an SU, its worst (v)"));
+	CHECK_INT(c->grid.c[row_of(c, "SU61 ") * c->grid.w + 5 + 2 * 2].role, R_GPU_FAULT);
+	keys(c, "jjll");          /* SU1 -> SU61 -> SU63 */
+	CHECK(c->ops[c->cur]->target(c->st[c->cur], &t));
+	CHECK_INT(t.node, 62 * 32);
+	console_key(c, UK_ENTER);    /* its nodes */
+	console_draw(c, 1);
+	CHECK(ROW(c, "a cell = a node"));
+	console_key(c, UK_ESCAPE);   /* back to the fleet */
+	console_draw(c, 1);
+	CHECK(ROW(c, "a cell = an SU"));
+	keys(c, "3");                /* power: 80 SUs do not fit 80x24: pages */
+	CHECK(ROW(c, "SUs 1-", "of 80 in this order: PgDn, PgUp"));
+	console_key(c, UK_NPAGE);
+	console_draw(c, 1);
+	CHECK(row_of(c, "SUs 1-") == c->grid.h && ROW(c, "of 80 in this order"));
 	console_free(c);
 	app_free(app);
 }

@@ -15,15 +15,8 @@
 
 static char *screen_of(struct console *c)
 {
-	struct sbuf b = {0};
-	char row[2048];
-
 	console_draw(c, 1);
-	for (int y = 0; y < c->grid.h; y++) {
-		sbuf_adds(&b, grid_row_text(&c->grid, y, row, sizeof row));
-		sbuf_addc(&b, '\n');
-	}
-	return b.s;
+	return grid_text(&c->grid);
 }
 
 /* The header (the first row) and the status line (the last row that says
