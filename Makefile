@@ -168,4 +168,4 @@ clean:
 	rm -rf build build-san build-fuzz
 
 -include $(CORE_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/src/main.d $(B)/src/sim/sim_main.d $(BENCH_SRC:%.c=$(B)/%.d) \
-         $(B)/tests/bench/store/bench_store.d $(B)/tests/bench/ui/bench_ui.d
+         $(B)/tests/bench/store/bench_store.d $(B)/tests/bench/store/bench_big.d $(B)/tests/bench/ui/bench_ui.d
