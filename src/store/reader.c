@@ -134,6 +134,7 @@ void reader_close(struct reader *r)
 	if (r->kf)
 		kf_scratch_free(r->kf);
 	free(r->kf);
+	free(r->pred_buf);
 	chain_free(&r->chain);
 	chain_free(&r->pchain);
 	tail_scratch_free(&r->ts);
@@ -658,9 +659,17 @@ static void ib_pred(struct reader *r, int64_t k, struct kf_pred *pred)
 	sqlite3_stmt *st = NULL;
 	const char **srcs = NULL;
 	int nsrcs = 0;
+	size_t bytes;
 
 	pred->nports = r->nnodes * r->per_node[PK_IB];
-	pred->p = xcalloc((size_t)pred->nports + 1, sizeof *pred->p);
+	bytes = ((size_t)pred->nports + 1) * sizeof *pred->p;
+	if (r->pred_bytes < bytes) {   /* kept: allocated per keyframe, its 18 MB were faulted in afresh */
+		free(r->pred_buf);
+		r->pred_buf = xmalloc(bytes);
+		r->pred_bytes = bytes;
+	}
+	pred->p = r->pred_buf;
+	memset(pred->p, 0, bytes);
 	if (sqlite3_prepare_v2(r->db, "SELECT tick, time FROM ticks WHERE tick >= ? AND tick < ?", -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, lo);
 		sqlite3_bind_int64(st, 2, k);
@@ -732,7 +741,6 @@ int reader_keyframe(struct reader *r, int64_t tick, struct model *m, int64_t *kf
 				*err = xasprintf("%s: keyframe at tick %lld restores hash %s, not %s", r->path,
 						 (long long)*kf_tick, got, hash);
 		}
-		free(pred.p);
 		sqlite3_reset(r->q_kfstatic);
 	}
 	sqlite3_reset(st);

@@ -127,6 +127,8 @@ struct reader {
 	int downsampled_hit;          /* a group emitted from a down-sampled window */
 	int64_t ticks_time[32];       /* keyframe prediction: tick times (>= KF_PRED_TICKS) */
 	struct kf_scratch *kf;        /* keyframe buffers, kept */
+	void *pred_buf;               /* a keyframe's IB prediction, kept (18 MB at 102,400 GPUs) */
+	size_t pred_bytes;
 	/* damaged rows skipped: said through on_bad (else stderr), once each */
 	void (*on_bad)(void *ctx, const char *msg);
 	void *bad_ctx;
