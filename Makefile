@@ -87,7 +87,7 @@ $(B)/unit-tests: $(UNIT_OBJ) $(B)/libmyriad.a
 $(B)/bench: $(BENCH_SRC:%.c=$(B)/%.o) $(B)/libmyriad.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(B)/bench-store: $(B)/tests/bench/store/bench_store.o $(B)/libmyriad.a
+$(B)/bench-store: $(B)/tests/bench/store/bench_store.o $(B)/tests/bench/store/bench_big.o $(B)/libmyriad.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(B)/bench-ui: $(B)/tests/bench/ui/bench_ui.o $(B)/libmyriad.a
@@ -168,4 +168,4 @@ clean:
 	rm -rf build build-san build-fuzz
 
 -include $(CORE_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/src/main.d $(B)/src/sim/sim_main.d $(BENCH_SRC:%.c=$(B)/%.d) \
-         $(B)/tests/bench/store/bench_store.d $(B)/tests/bench/ui/bench_ui.d
+         $(B)/tests/bench/store/bench_store.d $(B)/tests/bench/store/bench_big.d $(B)/tests/bench/ui/bench_ui.d

@@ -26,6 +26,8 @@ void stream_init(struct stream *s, struct bus *bus, const struct model *m, int32
 	s->layout = dflt;
 	s->short_layout = shrt;
 	s->ib_nordered = -1;
+	if (fmt == FMT_SLURM_NODES || fmt == FMT_SLURM_JOBS)
+		s->slurm = slurm_doc_new(fmt == FMT_SLURM_JOBS);
 }
 
 void stream_set_rails(struct stream *s, const char *const *names, int n)
@@ -46,10 +48,10 @@ void stream_set_rails(struct stream *s, const char *const *names, int n)
 
 void stream_free(struct stream *s)
 {
-	if (s->fmt == FMT_SLURM_NODES || s->fmt == FMT_SLURM_JOBS)
-		slurm_parse_release();   /* what the parser kept for the next poll */
 	sbuf_free(&s->line);
 	sbuf_free(&s->doc);
+	slurm_doc_free(s->slurm);   /* and what its reader kept for the next poll */
+	s->slurm = NULL;
 	free(s->ib);
 	s->ib = NULL;
 	s->ib_ndev = s->ib_cap = 0;
@@ -398,7 +400,7 @@ static void doc_error(struct stream *s, const char *doc, size_t len, const char 
 	free(err);
 }
 
-static void slurm_doc(struct stream *s, const char *doc, size_t len, int64_t now)
+static void slurm_document(struct stream *s, const char *doc, size_t len, int64_t now)
 {
 	struct doc_ctx c = {s, now, NULL};
 	char *err = NULL;
@@ -406,12 +408,12 @@ static void slurm_doc(struct stream *s, const char *doc, size_t len, int64_t now
 	const struct model *m = s->model;
 
 	if (s->fmt == FMT_SLURM_NODES) {
-		if (slurm_parse_nodes(doc, len, slurm_node, &c, &rejected, &err) < 0)
+		if (slurm_doc_end(s->slurm, doc, len, slurm_node, NULL, &c, &rejected, &err) < 0)
 			doc_error(s, doc, len, "bad sinfo document", err, now);
 		return;
 	}
 	c.seen = xcalloc((size_t)m->njobs + 1, 1);
-	n = slurm_parse_jobs(doc, len, slurm_job, &c, &rejected, &err);
+	n = slurm_doc_end(s->slurm, doc, len, NULL, slurm_job, &c, &rejected, &err);
 	if (n < 0) {
 		doc_error(s, doc, len, "bad squeue document", err, now);
 	} else {
@@ -567,10 +569,12 @@ void stream_feed(struct stream *s, const char *buf, size_t n, int64_t now)
 
 		if (s->doc.len + n > most) {
 			reject(s, buf, n, s->fmt == FMT_PROMETHEUS ? "document larger than 1 GiB" : "document larger than 256 MiB", now);
-			sbuf_reset(&s->doc);
+			stream_discard(s);
 			return;
 		}
 		sbuf_add(&s->doc, buf, n);
+		if (s->slurm)
+			slurm_doc_more(s->slurm, s->doc.s, s->doc.len);
 		return;
 	}
 	while (n > 0) {
@@ -601,6 +605,15 @@ void stream_feed(struct stream *s, const char *buf, size_t n, int64_t now)
 	}
 }
 
+void stream_discard(struct stream *s)
+{
+	sbuf_reset(&s->doc);
+	if (s->slurm)
+		slurm_doc_reset(s->slurm);
+	sbuf_reset(&s->line);
+	s->discarding = 0;
+}
+
 static void read_doc(struct stream *s, const char *doc, size_t len, int64_t now)
 {
 	if (s->fmt == FMT_FACILITY)
@@ -608,7 +621,7 @@ static void read_doc(struct stream *s, const char *doc, size_t len, int64_t now)
 	else if (s->fmt == FMT_PROMETHEUS)
 		prom_doc(s, doc, len, now);
 	else
-		slurm_doc(s, doc, len, now);
+		slurm_document(s, doc, len, now);
 }
 
 void stream_doc(struct stream *s, const char *buf, size_t n, int64_t now)

@@ -25,6 +25,7 @@ struct stream {
 	struct sbuf line;             /* partial line */
 	int discarding;               /* inside a line longer than PARSE_LINE_MAX */
 	struct sbuf doc;              /* JSON formats, Prometheus: the whole document */
+	struct slurm_doc *slurm;      /* Slurm: the document read as it arrives */
 	struct nvsmi_layout layout;   /* from a header line, else by column count: */
 	int have_header;
 	struct nvsmi_layout short_layout;   /* the older 11-column query */
@@ -61,6 +62,9 @@ void stream_set_rails(struct stream *s, const char *const *names, int n);
 void stream_feed(struct stream *s, const char *buf, size_t n, int64_t now);
 /* End of output (command exited or document complete): parse what is left. */
 void stream_end(struct stream *s, int64_t now);
+/* Output cut short (the command failed): what was fed of it is dropped, as
+ * if it never came. */
+void stream_discard(struct stream *s);
 /* A whole JSON document (Slurm, facility) in one piece: stream_feed() then
  * stream_end(), read where it lies when nothing is buffered (no copy). */
 void stream_doc(struct stream *s, const char *buf, size_t n, int64_t now);

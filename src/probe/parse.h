@@ -202,9 +202,23 @@ int slurm_parse_nodes(const char *json, size_t len,
 int slurm_parse_jobs(const char *json, size_t len,
 		     void (*fn)(void *ctx, const struct slurm_job_rec *r), void *ctx,
 		     int *rejected, char **err);
-/* The memory both keep from one document to the next (as large as the last
- * one's JSON values), given back; the next document takes it again. */
-void slurm_parse_release(void);
+/* The same, read as the document arrives (slurm_doc.c): a document of
+ * 12,800 nodes is some 13 MB, read a piece at a time off the loop. jobs: an
+ * squeue document (else sinfo). slurm_doc_more: the document so far is
+ * buf[0..len) (the buffer may have moved; its bytes before len never
+ * change); whatever is complete of it is read. slurm_doc_end: the document
+ * is whole: its records go to the callback and the return value is that of
+ * slurm_parse_nodes or slurm_parse_jobs, nothing being said before it is
+ * whole; the reader is then ready for the next document (as after
+ * slurm_doc_reset, which forgets a document cut short). */
+struct slurm_doc;
+struct slurm_doc *slurm_doc_new(int jobs);
+void slurm_doc_free(struct slurm_doc *d);
+void slurm_doc_reset(struct slurm_doc *d);
+void slurm_doc_more(struct slurm_doc *d, const char *buf, size_t len);
+int slurm_doc_end(struct slurm_doc *d, const char *buf, size_t len,
+		  void (*node_fn)(void *ctx, const struct slurm_node_rec *r),
+		  void (*job_fn)(void *ctx, const struct slurm_job_rec *r), void *ctx, int *rejected, char **err);
 
 /* ---- facility meter JSON ----
  * {"time": "...", "facility_kw": 1234.5, "it_kw": 1100.2, "cooling_kw": 100.1,

@@ -1,5 +1,7 @@
 /*
- * slurm.c - parsers for `sinfo --json` and `squeue --json` (jansson).
+ * slurm.c - the records of `sinfo --json` and `squeue --json`: a node or a
+ * job from one element of the document's array, read with jtape.h (the
+ * document itself, read as it arrives, is slurm_doc.c's).
  *
  * Shapes understood (verified against SchedMD's sources):
  *  - 22.05, openapi v0.0.38: {"nodes": [{"name", "state": "idle",
@@ -63,12 +65,10 @@
  *    23.11), gres_stepmgr_job_build_details() in src/stepmgr/gres_stepmgr.c
  *    (24.05+), and sent by _pack_job_gres() in src/slurmctld/job_mgr.c.
  */
-#include <jansson.h>
 #include <string.h>
 #include <strings.h>
-#include "jsondoc.h"
-#include "parse.h"
-#include "../util.h"
+#include "jtape.h"
+#include "slurm_int.h"
 
 #define EPOCH_MAX 253402300799LL   /* 9999-12-31T23:59:59Z */
 #define NO_GPU (-2)                 /* a GPU source that names no GPU (-1: names one, unreadable) */
@@ -76,58 +76,58 @@
 /* ---- JSON helpers ---- */
 
 /* 1: a number in *out; 0: absent, null or not set; -1: wrong type. */
-static int get_num(json_t *o, const char *key, int64_t *out)
+static int get_num(struct jtape *t, int o, const char *key, int64_t *out)
 {
-	json_t *v = json_object_get(o, key);
+	int v = jt_get(t, o, key);
 
 	*out = 0;
-	if (!v || json_is_null(v))
+	if (v < 0 || jt_is_null(t, v))
 		return 0;
-	if (json_is_object(v)) {
-		json_t *set = json_object_get(v, "set"), *inf = json_object_get(v, "infinite");
+	if (jt_is_obj(t, v)) {
+		int set = jt_get(t, v, "set"), inf = jt_get(t, v, "infinite");
 
-		if ((set && !json_is_boolean(set)) || (inf && !json_is_boolean(inf)))
+		if ((set >= 0 && !jt_is_bool(t, set)) || (inf >= 0 && !jt_is_bool(t, inf)))
 			return -1;
-		if ((set && !json_is_true(set)) || (inf && json_is_true(inf)))
+		if ((set >= 0 && !jt_is_true(t, set)) || (inf >= 0 && jt_is_true(t, inf)))
 			return 0;
-		v = json_object_get(v, "number");
-		if (!v)
+		v = jt_get(t, v, "number");
+		if (v < 0)
 			return 0;
 	}
-	if (!json_is_integer(v))
+	if (!jt_is_int(t, v))
 		return -1;
-	*out = json_integer_value(v);
+	*out = jt_int(t, v);
 	return 1;
 }
 
 /* 1: a string in *out; 0: absent or null; -1: wrong type. */
-static int get_str(json_t *o, const char *key, const char **out)
+static int get_str(struct jtape *t, int o, const char *key, const char **out)
 {
-	json_t *v = json_object_get(o, key);
+	int v = jt_get(t, o, key);
 
 	*out = "";
-	if (!v || json_is_null(v))
+	if (v < 0 || jt_is_null(t, v))
 		return 0;
-	if (!json_is_string(v))
+	if (!jt_is_str(t, v))
 		return -1;
-	*out = json_string_value(v);
+	*out = jt_str(t, v);
 	return 1;
 }
 
-static int copy_str(json_t *o, const char *key, char *dst, size_t cap)
+static int copy_str(struct jtape *t, int o, const char *key, char *dst, size_t cap)
 {
 	const char *s;
-	int rc = get_str(o, key, &s);
+	int rc = get_str(t, o, key, &s);
 
 	parse_copy(dst, cap, s, strlen(s));
 	return rc;
 }
 
 /* Epoch seconds -> us; 0 when unset; -1 when out of range or mistyped. */
-static int get_time(json_t *o, const char *key, int64_t *us)
+static int get_time(struct jtape *t, int o, const char *key, int64_t *us)
 {
 	int64_t s;
-	int rc = get_num(o, key, &s);
+	int rc = get_num(t, o, key, &s);
 
 	*us = 0;
 	if (rc < 0 || (rc > 0 && (s < 0 || s > EPOCH_MAX)))
@@ -379,30 +379,32 @@ static void node_word(const char *w, int32_t *base, uint32_t *flags)
 		*flags |= flag_from_name(w);
 }
 
-static int node_words(json_t *arr, int32_t *base, uint32_t *flags)
+static int node_words(struct jtape *t, int arr, int32_t *base, uint32_t *flags)
 {
 	char w[64];
-	size_t i;
-	json_t *e;
+	uint32_t i;
+	int e;
 
-	if (!json_is_array(arr))
+	if (!jt_is_arr(t, arr))
 		return -1;
-	json_array_foreach(arr, i, e) {
-		if (!json_is_string(e))
+	jt_foreach(t, arr, i, e) {
+		const char *s = jt_str(t, e);
+
+		if (!s)
 			return -1;
-		parse_copy(w, sizeof w, json_string_value(e), strlen(json_string_value(e)));
+		parse_copy(w, sizeof w, s, strlen(s));
 		node_word(w, base, flags);
 	}
 	return 0;
 }
 
 /* "idle", "IDLE+DRAIN" or ["IDLE", "DRAIN"]. -1 if no base state. */
-static int node_state(json_t *v, int32_t *base, uint32_t *flags)
+static int node_state(struct jtape *t, int v, int32_t *base, uint32_t *flags)
 {
 	char w[64];
 
-	if (json_is_string(v)) {
-		const char *s = json_string_value(v);
+	if (jt_is_str(t, v)) {
+		const char *s = jt_str(t, v);
 
 		while (*s) {
 			size_t n = strcspn(s, "+");
@@ -411,7 +413,7 @@ static int node_state(json_t *v, int32_t *base, uint32_t *flags)
 			node_word(w, base, flags);
 			s += n + (s[n] == '+');
 		}
-	} else if (node_words(v, base, flags)) {
+	} else if (node_words(t, v, base, flags)) {
 		return -1;
 	}
 	return *base >= 0 ? 0 : -1;
@@ -419,18 +421,19 @@ static int node_state(json_t *v, int32_t *base, uint32_t *flags)
 
 /* A job state as Slurm prints it, or an array (base first, then flags):
  * the first known name counts, except that COMPLETING wins. */
-static int job_state(json_t *v)
+static int job_state(struct jtape *t, int v)
 {
-	int st = -1, completing = 0;
-	size_t n = json_is_array(v) ? json_array_size(v) : 1;
+	int st = -1, completing = 0, arr = jt_is_arr(t, v);
+	uint32_t n = arr ? jt_size(t, v) : 1;
+	int e = arr ? jt_first(t, v) : v;
 
-	for (size_t i = 0; i < n; i++) {
-		json_t *e = json_is_array(v) ? json_array_get(v, i) : v;
+	for (uint32_t i = 0; i < n; i++, e = i < n ? jt_after(t, e) : -1) {
+		const char *name = jt_str(t, e);
 		int s;
 
-		if (!json_is_string(e))
+		if (!name)
 			return -1;
-		s = job_state_from_name(json_string_value(e));
+		s = job_state_from_name(name);
 		completing |= s == JOB_COMPLETING;
 		if (st < 0)
 			st = s;
@@ -438,13 +441,12 @@ static int job_state(json_t *v)
 	return completing ? JOB_COMPLETING : st;
 }
 
-/* ---- documents ---- */
+/* ---- nodes ---- */
 
-static int node_gres(struct slurm_node_rec *r, json_t *o, const char *k_total,
-		     const char *k_used)
+static int node_gres(struct slurm_node_rec *r, struct jtape *t, int o, const char *k_total, const char *k_used)
 {
 	const char *gres, *used;
-	int hg = get_str(o, k_total, &gres), hu = get_str(o, k_used, &used);
+	int hg = get_str(t, o, k_total, &gres), hu = get_str(t, o, k_used, &used);
 
 	if (hg < 0 || hu < 0)
 		return -1;
@@ -460,174 +462,75 @@ static void node_init(struct slurm_node_rec *r)
 	r->gpus = r->gpus_used = -1;
 }
 
-/* 22.05 / scontrol / slurmrestd shape: one object per node. */
-static int node_from_obj(json_t *o, struct slurm_node_rec *r)
+int slurm_node_of(struct jtape *t, int o, struct slurm_node_rec *r)
 {
 	const char *name;
-	json_t *fl;
+	int fl;
 
 	node_init(r);
-	if (!json_is_object(o) || get_str(o, "name", &name) <= 0 || !*name ||
-	    strlen(name) >= sizeof r->name)
+	if (!jt_is_obj(t, o) || get_str(t, o, "name", &name) <= 0 || !*name || strlen(name) >= sizeof r->name)
 		return -1;
 	parse_copy(r->name, sizeof r->name, name, strlen(name));
-	if (node_state(json_object_get(o, "state"), &r->base, &r->flags))
+	if (node_state(t, jt_get(t, o, "state"), &r->base, &r->flags))
 		return -1;
-	fl = json_object_get(o, "state_flags");
-	if (fl && !json_is_null(fl) && node_words(fl, &r->base, &r->flags))
+	fl = jt_get(t, o, "state_flags");
+	if (fl >= 0 && !jt_is_null(t, fl) && node_words(t, fl, &r->base, &r->flags))
 		return -1;
-	if (copy_str(o, "reason", r->reason, sizeof r->reason) < 0 ||
-	    copy_str(o, "reason_set_by_user", r->reason_who, sizeof r->reason_who) < 0 ||
-	    get_time(o, "reason_changed_at", &r->reason_time) < 0)
+	if (copy_str(t, o, "reason", r->reason, sizeof r->reason) < 0 ||
+	    copy_str(t, o, "reason_set_by_user", r->reason_who, sizeof r->reason_who) < 0 ||
+	    get_time(t, o, "reason_changed_at", &r->reason_time) < 0)
 		return -1;
-	return node_gres(r, o, "gres", "gres_used");
+	return node_gres(r, t, o, "gres", "gres_used");
 }
 
 /* "reason": "text" or {"description", "time", "user"} (sinfo shape). */
-static int sinfo_reason(json_t *o, struct slurm_node_rec *r)
+static int sinfo_reason(struct jtape *t, int o, struct slurm_node_rec *r)
 {
-	json_t *v = json_object_get(o, "reason");
+	int v = jt_get(t, o, "reason");
 
-	if (!v || json_is_null(v) || json_is_string(v))
-		return copy_str(o, "reason", r->reason, sizeof r->reason) < 0 ? -1 : 0;
-	if (!json_is_object(v))
+	if (v < 0 || jt_is_null(t, v) || jt_is_str(t, v))
+		return copy_str(t, o, "reason", r->reason, sizeof r->reason) < 0 ? -1 : 0;
+	if (!jt_is_obj(t, v))
 		return -1;
-	if (copy_str(v, "description", r->reason, sizeof r->reason) < 0 ||
-	    copy_str(v, "user", r->reason_who, sizeof r->reason_who) < 0 ||
-	    get_time(v, "time", &r->reason_time) < 0)
+	if (copy_str(t, v, "description", r->reason, sizeof r->reason) < 0 ||
+	    copy_str(t, v, "user", r->reason_who, sizeof r->reason_who) < 0 || get_time(t, v, "time", &r->reason_time) < 0)
 		return -1;
 	return 0;
 }
 
-/* Newer `sinfo --json` shape: one object per group of nodes in one state. */
-static int sinfo_group(json_t *o, struct slurm_node_rec *r, json_t **names)
+int slurm_sinfo_group(struct jtape *t, int o, struct slurm_node_rec *r, int *names)
 {
-	json_t *node = json_object_get(o, "node"), *nodes = json_object_get(o, "nodes");
-	json_t *gres = json_object_get(o, "gres");
+	int node = jt_get(t, o, "node"), nodes = jt_get(t, o, "nodes"), gres = jt_get(t, o, "gres");
 
 	node_init(r);
-	if (!json_is_object(o) || !json_is_object(node) || !json_is_object(nodes))
+	if (!jt_is_obj(t, o) || !jt_is_obj(t, node) || !jt_is_obj(t, nodes))
 		return -1;
-	*names = json_object_get(nodes, "nodes");
-	if (!json_is_array(*names))
+	*names = jt_get(t, nodes, "nodes");
+	if (!jt_is_arr(t, *names))
 		return -1;
-	if (node_state(json_object_get(node, "state"), &r->base, &r->flags) ||
-	    sinfo_reason(o, r))
+	if (node_state(t, jt_get(t, node, "state"), &r->base, &r->flags) || sinfo_reason(t, o, r))
 		return -1;
-	if (gres && !json_is_object(gres))
+	if (gres >= 0 && !jt_is_obj(t, gres))
 		return -1;
-	return gres ? node_gres(r, gres, "total", "used") : 0;
-}
-
-static int sinfo_nodes(json_t *arr, void (*fn)(void *, const struct slurm_node_rec *),
-		       void *ctx, int *bad)
-{
-	struct slurm_node_rec r;
-	size_t i, j;
-	json_t *g, *names, *nm;
-	int n = 0;
-
-	json_array_foreach(arr, i, g) {
-		if (sinfo_group(g, &r, &names)) {
-			(*bad)++;
-			continue;
-		}
-		json_array_foreach(names, j, nm) {
-			const char *s = json_string_value(nm);
-
-			if (!s || !*s || strlen(s) >= sizeof r.name) {
-				(*bad)++;
-				continue;
-			}
-			parse_copy(r.name, sizeof r.name, s, strlen(s));
-			if (fn)
-				fn(ctx, &r);
-			n++;
-		}
-	}
-	return n;
-}
-
-void slurm_parse_release(void)
-{
-	jsondoc_release();
-}
-
-/* The prologue of both parsers: the document (jsondoc.c), and its array
- * under key (or alt); NULL with *err when either is missing. *root is
- * doc_done()'s. */
-static json_t *doc_array(const char *json, size_t len, const char *key, const char *alt, json_t **root,
-			 int *rejected, char **err)
-{
-	json_t *arr;
-
-	if (rejected)
-		*rejected = 0;
-	if (!(*root = jsondoc_load(json, len, err)))
-		return NULL;
-	arr = json_object_get(*root, key);
-	if (!json_is_array(arr) && alt)
-		arr = json_object_get(*root, alt);
-	if (json_is_array(arr))
-		return arr;
-	*err = alt ? xasprintf("no \"%s\" or \"%s\" array", key, alt) : xasprintf("no \"%s\" array", key);
-	jsondoc_done();
-	return NULL;
-}
-
-/* ... and their epilogue: the count of records, and of rejected ones. */
-static int doc_done(json_t *root, int n, int bad, int *rejected)
-{
-	(void)root;   /* jsondoc_done() takes it */
-	jsondoc_done();
-	if (rejected)
-		*rejected = bad;
-	return n;
-}
-
-int slurm_parse_nodes(const char *json, size_t len,
-		      void (*fn)(void *ctx, const struct slurm_node_rec *r), void *ctx,
-		      int *rejected, char **err)
-{
-	struct slurm_node_rec r;
-	json_t *root, *arr = doc_array(json, len, "nodes", "sinfo", &root, rejected, err), *o;
-	size_t i;
-	int n = 0, bad = 0;
-
-	if (!arr)
-		return -1;
-	if (arr != json_object_get(root, "nodes")) {
-		n = sinfo_nodes(arr, fn, ctx, &bad);
-	} else {
-		json_array_foreach(arr, i, o) {
-			if (node_from_obj(o, &r)) {
-				bad++;
-				continue;
-			}
-			if (fn)
-				fn(ctx, &r);
-			n++;
-		}
-	}
-	return doc_done(root, n, bad, rejected);
+	return gres >= 0 ? node_gres(r, t, gres, "total", "used") : 0;
 }
 
 /* ---- jobs ---- */
 
 /* node_count, tasks, sockets_per_node: > 0, or -1 if not set or mistyped
  * (the complex mode of data_parser prints "Infinity"). */
-static int64_t job_count(json_t *o, const char *key)
+static int64_t job_count(struct jtape *t, int o, const char *key)
 {
 	int64_t v;
 
-	return get_num(o, key, &v) > 0 && v > 0 && v <= 1000000 ? v : -1;
+	return get_num(t, o, key, &v) > 0 && v > 0 && v <= 1000000 ? v : -1;
 }
 
 /* GPUs the job asked for: tres_per_job as is, tres_per_node x node_count,
  * tres_per_task x tasks, tres_per_socket x sockets_per_node x node_count;
  * the first that gives a total. NO_GPU if none names a GPU, -1 if one does
  * but the total is unknown. *all: the four fields are there (string or null). */
-static int64_t asked_gpus(json_t *o, int *all)
+static int64_t asked_gpus(struct jtape *t, int o, int *all)
 {
 	static const struct {
 		const char *key, *by[2];
@@ -640,14 +543,14 @@ static int64_t asked_gpus(json_t *o, int *all)
 	*all = 1;
 	for (size_t i = 0; i < ARRAY_LEN(f); i++) {
 		const char *s;
-		int rc = get_str(o, f[i].key, &s);
+		int rc = get_str(t, o, f[i].key, &s);
 		int64_t n;
 
-		*all &= rc > 0 || (rc == 0 && json_object_get(o, f[i].key));
+		*all &= rc > 0 || (rc == 0 && jt_get(t, o, f[i].key) >= 0);
 		if (rc <= 0 || (n = per_gpus(s)) == NO_GPU)
 			continue;
 		for (int k = 0; k < 2 && f[i].by[k] && n >= 0; k++) {
-			int64_t m = job_count(o, f[i].by[k]);
+			int64_t m = job_count(t, o, f[i].by[k]);
 
 			n = m < 0 ? -1 : n * m;
 		}
@@ -660,16 +563,17 @@ static int64_t asked_gpus(json_t *o, int *all)
 
 /* GPUs of gres_detail (one string per allocated node), summed. NO_GPU if it
  * names none, -1 if unreadable. *there: it is an array. */
-static int64_t detail_gpus(json_t *o, int *there)
+static int64_t detail_gpus(struct jtape *t, int o, int *there)
 {
-	json_t *d = json_object_get(o, "gres_detail"), *e;
+	int d = jt_get(t, o, "gres_detail"), e;
 	int64_t sum = NO_GPU;
-	size_t i;
+	uint32_t i;
 
-	*there = json_is_array(d);
-	json_array_foreach(d, i, e) {
+	*there = jt_is_arr(t, d);
+	jt_foreach(t, d, i, e) {
 		int named = 0;
-		int32_t c = json_is_string(e) ? gres_gpus(json_string_value(e), &named) : -1;
+		const char *s = jt_str(t, e);
+		int32_t c = s ? gres_gpus(s, &named) : -1;
 
 		if (c < 0)
 			return -1;
@@ -681,19 +585,19 @@ static int64_t detail_gpus(json_t *o, int *there)
 
 /* The job's GPUs in all: the first source that gives a count, in the order
  * and with the rule for 0 of the comment at the top. */
-static int job_gpus(json_t *o, struct slurm_job_rec *r)
+static int job_gpus(struct jtape *t, int o, struct slurm_job_rec *r)
 {
 	const char *alloc, *req;
-	int ha = get_str(o, "tres_alloc_str", &alloc), hr = get_str(o, "tres_req_str", &req);
+	int ha = get_str(t, o, "tres_alloc_str", &alloc), hr = get_str(t, o, "tres_req_str", &req);
 	int detail, all, started = r->state == JOB_RUNNING || r->state == JOB_SUSPENDED;
 	int64_t src[4], worst = NO_GPU;
 
 	if (ha < 0 || hr < 0)
 		return -1;
 	src[0] = tres_gpus(alloc);
-	src[1] = detail_gpus(o, &detail);
+	src[1] = detail_gpus(t, o, &detail);
 	src[2] = tres_gpus(req);
-	src[3] = asked_gpus(o, &all);
+	src[3] = asked_gpus(t, o, &all);
 	for (size_t i = 0; i < ARRAY_LEN(src); i++) {
 		if (src[i] >= 0) {
 			r->gpus = src[i] > INT32_MAX ? -1 : (int32_t)src[i];
@@ -705,21 +609,22 @@ static int job_gpus(json_t *o, struct slurm_job_rec *r)
 	return 0;
 }
 
-static int job_mask(json_t *o, struct slurm_job_rec *r)
+static int job_mask(struct jtape *t, int o, struct slurm_job_rec *r)
 {
-	json_t *d = json_object_get(o, "gres_detail"), *e;
-	size_t i;
+	int d = jt_get(t, o, "gres_detail"), e;
+	uint32_t i;
 
-	if (!d || json_is_null(d))
+	if (d < 0 || jt_is_null(t, d))
 		return 0;
-	if (!json_is_array(d))
+	if (!jt_is_arr(t, d))
 		return -1;
-	json_array_foreach(d, i, e) {
+	jt_foreach(t, d, i, e) {
+		const char *s = jt_str(t, e);
 		int64_t m;
 
-		if (!json_is_string(e))
+		if (!s)
 			return -1;
-		m = gres_mask(json_string_value(e));
+		m = gres_mask(s);
 		if (m < 0) {
 			r->gpu_mask = 0;   /* unreadable: unknown */
 			return 0;
@@ -729,50 +634,26 @@ static int job_mask(json_t *o, struct slurm_job_rec *r)
 	return 0;
 }
 
-static int job_from_obj(json_t *o, struct slurm_job_rec *r)
+int slurm_job_of(struct jtape *t, int o, struct slurm_job_rec *r)
 {
 	const char *nodes;
 	int64_t id;
 
 	memset(r, 0, sizeof *r);
 	r->gpus = -1;
-	if (!json_is_object(o) || get_num(o, "job_id", &id) <= 0 || id <= 0 || id > UINT32_MAX)
+	if (!jt_is_obj(t, o) || get_num(t, o, "job_id", &id) <= 0 || id <= 0 || id > UINT32_MAX)
 		return -1;
 	r->id = (uint32_t)id;
-	r->state = job_state(json_object_get(o, "job_state"));
+	r->state = job_state(t, jt_get(t, o, "job_state"));
 	if (r->state < 0)
 		return -1;
-	if (copy_str(o, "name", r->name, sizeof r->name) < 0 ||
-	    copy_str(o, "user_name", r->user, sizeof r->user) < 0 ||
-	    copy_str(o, "partition", r->partition, sizeof r->partition) < 0 ||
-	    get_str(o, "nodes", &nodes) < 0 || strlen(nodes) >= sizeof r->nodes)
+	if (copy_str(t, o, "name", r->name, sizeof r->name) < 0 ||
+	    copy_str(t, o, "user_name", r->user, sizeof r->user) < 0 ||
+	    copy_str(t, o, "partition", r->partition, sizeof r->partition) < 0 ||
+	    get_str(t, o, "nodes", &nodes) < 0 || strlen(nodes) >= sizeof r->nodes)
 		return -1;
 	parse_copy(r->nodes, sizeof r->nodes, nodes, strlen(nodes));
-	if (get_time(o, "submit_time", &r->submit_time) ||
-	    get_time(o, "start_time", &r->start_time))
+	if (get_time(t, o, "submit_time", &r->submit_time) || get_time(t, o, "start_time", &r->start_time))
 		return -1;
-	return job_gpus(o, r) || job_mask(o, r) ? -1 : 0;
-}
-
-int slurm_parse_jobs(const char *json, size_t len,
-		     void (*fn)(void *ctx, const struct slurm_job_rec *r), void *ctx,
-		     int *rejected, char **err)
-{
-	struct slurm_job_rec r;
-	json_t *root, *arr = doc_array(json, len, "jobs", NULL, &root, rejected, err), *o;
-	size_t i;
-	int n = 0, bad = 0;
-
-	if (!arr)
-		return -1;
-	json_array_foreach(arr, i, o) {
-		if (job_from_obj(o, &r)) {
-			bad++;
-			continue;
-		}
-		if (fn)
-			fn(ctx, &r);
-		n++;
-	}
-	return doc_done(root, n, bad, rejected);
+	return job_gpus(t, o, r) || job_mask(t, o, r) ? -1 : 0;
 }

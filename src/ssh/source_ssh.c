@@ -59,7 +59,7 @@ struct svc_job {
 	char *command;
 	struct stream st;
 	struct ssh_chan *chan;
-	struct sbuf doc;
+	size_t got;                /* bytes of this poll's output, fed to st as they come */
 	char errline[160];
 	int64_t next_at;
 	int again;                 /* polled while busy: poll again when it ends */
@@ -278,7 +278,8 @@ static void poll_job(struct svc_job *j)
 	j->again = j->chan != NULL;
 	if (j->chan || !host_is_up(sc->h))
 		return;
-	sbuf_reset(&j->doc);
+	stream_discard(&j->st);
+	j->got = 0;
 	j->errline[0] = '\0';
 	j->chan = pool_exec(sc->h, j->command, &svc_ops, j);
 	if (j->chan)
@@ -291,12 +292,15 @@ static void svc_data(void *ctx, struct ssh_chan *c, const char *buf, size_t n, i
 
 	if (j->sc->ss->stopping || j->chan != c)
 		return;
-	if (is_stderr)
+	if (is_stderr) {
 		keep_line(j->errline, sizeof j->errline, buf, n);
-	else if (j->doc.len + n <= DOC_MAX)
-		sbuf_add(&j->doc, buf, n);
-	else
+	} else if (j->got + n <= DOC_MAX) {
+		j->got += n;
+		stream_feed(&j->st, buf, n, wall_us());   /* a Slurm document is read as it comes */
+	} else {
+		j->got = DOC_MAX + 1;
 		snprintf(j->errline, sizeof j->errline, "output larger than 64 MiB");
+	}
 }
 
 static void svc_done(void *ctx, struct ssh_chan *c, int status, const char *why)
@@ -308,9 +312,8 @@ static void svc_done(void *ctx, struct ssh_chan *c, int status, const char *why)
 	if (ss->stopping || j->chan != c)
 		return;
 	j->chan = NULL;
-	if (status == 0 && j->doc.len <= DOC_MAX && strcmp(j->errline, "output larger than 64 MiB")) {
+	if (status == 0 && j->got <= DOC_MAX && strcmp(j->errline, "output larger than 64 MiB")) {
 		trace("polled %s %s", j->sc->svc->name, j->command);
-		stream_feed(&j->st, j->doc.s ? j->doc.s : "", j->doc.len, wall_us());
 		stream_end(&j->st, wall_us());
 	} else if (host_is_up(j->sc->h)) {
 		snprintf(msg, sizeof msg, "%s on %s: %s%s%s", j->command, host_name(j->sc->h),
@@ -318,7 +321,8 @@ static void svc_done(void *ctx, struct ssh_chan *c, int status, const char *why)
 		emit_error(ss, -1, j->st.fmt, msg, j->errline);
 		source_log(ss, "%s", msg);
 	}
-	sbuf_reset(&j->doc);
+	stream_discard(&j->st);   /* what a failed poll printed says nothing */
+	j->got = 0;
 	if (j->again)
 		poll_job(j);
 }
@@ -755,7 +759,6 @@ static void ssh_stop(struct source *src)
 	for (int i = 0; i < ss->nsvcs; i++)
 		for (int k = 0; k < ss->svcs[i].njobs; k++) {
 			stream_free(&ss->svcs[i].jobs[k].st);
-			sbuf_free(&ss->svcs[i].jobs[k].doc);
 			free(ss->svcs[i].jobs[k].command);
 		}
 	for (int i = 0; i < ss->nsvcs; i++)

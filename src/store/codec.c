@@ -287,6 +287,38 @@ int col_decode(struct rd *r, int64_t *v, size_t n)
 	return r->err ? -1 : 0;
 }
 
+int col_skip(struct rd *r, size_t n)
+{
+	if (!n)
+		return 0;
+	rd_svarint(r);
+	for (size_t i = 1; i < n && !r->err; i += CODEC_BLOCK) {
+		size_t k = MIN((size_t)CODEC_BLOCK, n - i), bytes;
+		unsigned h;
+
+		if (r->p >= r->end) {
+			r->err = 1;
+			break;
+		}
+		h = *r->p++;
+		if (h == CODEC_ALL_SAME && i == 1)
+			break;
+		if (h / 65 >= M_COUNT) {
+			r->err = 1;
+			break;
+		}
+		if (h / 65 == M_FOR)
+			rd_svarint(r);
+		bytes = (k * (h % 65) + 7) / 8;
+		if (bytes > (size_t)(r->end - r->p)) {
+			r->err = 1;
+			break;
+		}
+		r->p += bytes;
+	}
+	return r->err ? -1 : 0;
+}
+
 void col_encode_varint(struct sbuf *b, const int64_t *v, size_t n)
 {
 	if (!n)

@@ -66,6 +66,7 @@ const uint8_t *rd_bytes(struct rd *r, size_t *n);
 /* The column codec. n is not stored: the caller knows it. */
 void col_encode(struct sbuf *b, const int64_t *v, size_t n);
 int col_decode(struct rd *r, int64_t *v, size_t n);   /* 0, or -1 if malformed */
+int col_skip(struct rd *r, size_t n);                 /* past a column without its values */
 
 /* The same with a choice of block size and modes (bit 0 DELTA, 1 DOD,
  * 2 FOR), for the codec measurements of the benchmark. */

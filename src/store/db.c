@@ -267,6 +267,15 @@ int store_can_read(const char *path, char **err)
 	return -1;
 }
 
+int db_set_page_size(sqlite3 *db, int size, char **err)
+{
+	char sql[160];
+
+	snprintf(sql, sizeof sql, "PRAGMA journal_mode=DELETE; PRAGMA page_size=%d; VACUUM; PRAGMA journal_mode=WAL;",
+		 size);
+	return db_exec(db, sql, err);
+}
+
 int db_open(const char *path, int create, int readonly, sqlite3 **db, char **warn, char **err)
 {
 	*db = NULL;

@@ -271,8 +271,10 @@ struct om {
 	struct series *cur;           /* per_node series of one node */
 	struct series *dec;
 	char *cluster;
-	int64_t *win_t0;              /* the windows of the samples table */
+	int64_t *win_t0;              /* the windows: of the samples table, then of the tail rows */
+	uint8_t *win_temp;            /* the window's chunks are the tail rows' (temp.tailchunks) */
 	size_t nwin;
+	int have_temp;
 };
 
 /* The ticks' times, as many as the ticks table holds rows (a damaged tick
@@ -317,20 +319,76 @@ static int64_t row_time(const struct exp *e, int64_t tick, int64_t tdelta)
 	return lo < e->ntimes && e->ticks[lo] == tick ? e->times[lo] + tdelta : 0;
 }
 
-static void load_tail(struct exp *e, struct om *om)
+static void add_window(struct om *om, int64_t t0, int temp)
 {
-	sqlite3_stmt *st = NULL;
+	om->win_t0 = xrealloc(om->win_t0, sizeof *om->win_t0 * (om->nwin + 1));
+	om->win_temp = xrealloc(om->win_temp, sizeof *om->win_temp * (om->nwin + 1));
+	om->win_t0[om->nwin] = t0;
+	om->win_temp[om->nwin++] = (uint8_t)temp;
+}
+
+/* One window's tail rows, decoded, as chunks of the temporary table. */
+static void tail_window_chunks(struct exp *e, struct om *om, int64_t w0, const char *const *srcs, sqlite3_stmt *ins)
+{
+	struct sbuf b = {0};
+
+	for (int k = 0; k < PK_COUNT; k++)
+		for (int32_t node = 0; node < e->r->nnodes; node++) {
+			int rows = 0;
+
+			for (int32_t i = 0; i < om->tail[k].per_node; i++)
+				rows += window_series(&om->tail[k], node, i)->n > 0;
+			if (!rows)
+				continue;
+			sbuf_reset(&b);
+			chunk_encode(&b, &om->tail[k], node, w0, srcs, NULL, NULL);
+			sqlite3_bind_text(ins, 1, pack_kind_name(k), -1, SQLITE_STATIC);
+			sqlite3_bind_int64(ins, 2, w0);
+			sqlite3_bind_int(ins, 3, node);
+			sqlite3_bind_blob(ins, 4, b.s, (int)b.len, SQLITE_STATIC);
+			sqlite3_step(ins);
+			sqlite3_reset(ins);
+		}
+	for (int k = 0; k < PK_COUNT; k++)
+		window_clear(&om->tail[k]);
+	sbuf_free(&b);
+	add_window(om, w0, 1);
+}
+
+/* The windows kept in tail rows become chunks of a temporary table, a
+ * window at a time: a recording of 102,400 GPUs that keeps its samples in
+ * tail rows (store_int.h) is exported in the memory of one window, node by
+ * node as a file of chunks is. */
+static void tail_to_chunks(struct exp *e, struct om *om)
+{
+	sqlite3_stmt *st = NULL, *ins = NULL;
 	struct arena a = {0};
 	const char **srcs = NULL;
 	int nsrcs = 0;
+	int64_t w0 = -1;
 
 	for (int k = 0; k < PK_COUNT; k++)
 		window_init(&om->tail[k], k, e->r->nnodes, e->r->per_node[k]);
-	if (sqlite3_prepare_v2(e->r->db, "SELECT tick, data FROM tail ORDER BY tick", -1, &st, NULL) == SQLITE_OK)
-		while (sqlite3_step(st) == SQLITE_ROW)
-			tail_decode(om->tail, sqlite3_column_int64(st, 0), sqlite3_column_blob(st, 1),
-				    (size_t)sqlite3_column_bytes(st, 1), &a, &srcs, &nsrcs);
+	if (db_exec(e->r->db, "CREATE TEMP TABLE tailchunks(kind TEXT, t0 INTEGER, node INTEGER, data BLOB,"
+			      " PRIMARY KEY (t0, kind, node))", NULL) < 0 ||
+	    sqlite3_prepare_v2(e->r->db, "INSERT INTO temp.tailchunks VALUES(?,?,?,?)", -1, &ins, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(e->r->db, "SELECT tick, data FROM tail ORDER BY tick", -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const void *blob = sqlite3_column_blob(st, 1);
+		size_t len = (size_t)sqlite3_column_bytes(st, 1);
+		int64_t w = tail_window(blob, len);
+
+		if (w != w0 && w0 >= 0)
+			tail_window_chunks(e, om, w0, srcs, ins);
+		w0 = w;
+		tail_decode(om->tail, sqlite3_column_int64(st, 0), blob, len, &a, &srcs, &nsrcs);
+	}
+	if (w0 >= 0)
+		tail_window_chunks(e, om, w0, srcs, ins);
+out:
 	sqlite3_finalize(st);
+	sqlite3_finalize(ins);
 	free(srcs);
 	arena_free(&a);
 }
@@ -349,43 +407,47 @@ static void append_rows(const struct exp *e, struct series *dst, const struct se
 	}
 }
 
-/* Every row of one node and kind, chunks (window by window) then tail, in
- * tick order. */
+/* Every row of one node and kind, window by window (chunks, or the tail
+ * rows' chunks), in tick order. */
 static int collect(struct exp *e, struct om *om, int kind, int32_t node, char **err)
 {
 	int32_t pn = e->r->per_node[kind];
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st[2] = {NULL, NULL};
 	struct arena a = {0};
 	int rc = 0;
 
 	for (int32_t i = 0; i < pn; i++)
 		om->cur[i].n = 0;
-	if (sqlite3_prepare_v2(e->r->db, "SELECT data FROM samples WHERE t0 = ? AND kind = ? AND node = ?", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(e->r->db, "SELECT data FROM samples WHERE t0 = ? AND kind = ? AND node = ?", -1, &st[0],
+			       NULL) != SQLITE_OK ||
+	    (om->have_temp && sqlite3_prepare_v2(e->r->db, "SELECT data FROM temp.tailchunks WHERE t0 = ? AND kind = ?"
+					     " AND node = ?", -1, &st[1], NULL) != SQLITE_OK)) {
+		sqlite3_finalize(st[0]);
 		return -1;
+	}
 	for (size_t w = 0; w < om->nwin && rc == 0; w++) {
+		sqlite3_stmt *q = st[om->win_temp[w]];
 		const char **srcs;
 		int nsrcs;
 
-		sqlite3_bind_int64(st, 1, om->win_t0[w]);
-		sqlite3_bind_text(st, 2, pack_kind_name(kind), -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 3, node);
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			if (chunk_decode(om->dec, pn, kind, om->win_t0[w], sqlite3_column_blob(st, 0),
-					 (size_t)sqlite3_column_bytes(st, 0), &a, &srcs, &nsrcs) < 0) {
+		sqlite3_bind_int64(q, 1, om->win_t0[w]);
+		sqlite3_bind_text(q, 2, pack_kind_name(kind), -1, SQLITE_STATIC);
+		sqlite3_bind_int(q, 3, node);
+		if (sqlite3_step(q) == SQLITE_ROW) {
+			if (chunk_decode(om->dec, pn, kind, om->win_t0[w], sqlite3_column_blob(q, 0),
+					 (size_t)sqlite3_column_bytes(q, 0), &a, &srcs, &nsrcs) < 0) {
 				*err = xasprintf("malformed chunk of node %d", node);
 				rc = -1;
 			}
 			for (int32_t i = 0; i < pn && rc == 0; i++)
 				append_rows(e, &om->cur[i], &om->dec[i], kind);
 		}
-		sqlite3_reset(st);
+		sqlite3_reset(q);
 		arena_reset(&a);
 	}
-	sqlite3_finalize(st);
+	sqlite3_finalize(st[0]);
+	sqlite3_finalize(st[1]);
 	arena_free(&a);
-	for (int32_t i = 0; i < pn && rc == 0; i++)
-		append_rows(e, &om->cur[i], window_series(&om->tail[kind], node, i), kind);
 	return rc;
 }
 
@@ -492,17 +554,17 @@ static int om_setup(struct exp *e, struct om *om, char **err)
 	if (!om->cluster)
 		om->cluster = xstrdup("");
 	load_times(e);
-	load_tail(e, om);
 	sqlite3_stmt *st = NULL;
 
 	/* a window that still has tail rows is read from them (reader.c) */
 	if (sqlite3_prepare_v2(e->r->db, "SELECT DISTINCT t0 FROM samples WHERE NOT EXISTS (SELECT 1 FROM tail"
 			       " WHERE tail.tick >= samples.t0 AND tail.tick < samples.t1) ORDER BY t0", -1, &st, NULL) == SQLITE_OK)
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			om->win_t0 = xrealloc(om->win_t0, sizeof *om->win_t0 * (om->nwin + 1));
-			om->win_t0[om->nwin++] = sqlite3_column_int64(st, 0);
-		}
+		while (sqlite3_step(st) == SQLITE_ROW)
+			add_window(om, sqlite3_column_int64(st, 0), 0);
 	sqlite3_finalize(st);
+	om->have_temp = db_i64(e->r->db, "SELECT 1 FROM tail LIMIT 1", 0) != 0;
+	if (om->have_temp)
+		tail_to_chunks(e, om);   /* after the chunks' windows: the tail rows' are the newest */
 	om->cur = xcalloc(33, sizeof *om->cur);
 	om->dec = xcalloc(33, sizeof *om->dec);
 	return 0;
@@ -525,6 +587,7 @@ static void om_free(struct om *om)
 	window_free(&w);
 	free(om->cluster);
 	free(om->win_t0);
+	free(om->win_temp);
 }
 
 static void om_write(struct exp *e, struct om *om)

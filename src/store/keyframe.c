@@ -45,36 +45,10 @@ static int check_signature(struct rd *r)
 	return ok ? 0 : -1;
 }
 
-/* ---- columns ---- */
+/* ---- columns (kfcols.c) ---- */
 
-static void put_col(struct sbuf *b, const int64_t *v, size_t n)
-{
-	size_t i = 1;
-
-	while (i < n && v[i] == v[0])
-		i++;
-	if (n && i == n) {   /* constant: flag 1 and the value */
-		put_uvarint(b, 1);
-		put_svarint(b, v[0]);
-		return;
-	}
-	put_uvarint(b, 0);
-	col_encode(b, v, n);
-}
-
-static int get_col(struct rd *r, int64_t *v, size_t n)
-{
-	uint64_t flag = rd_uvarint(r);
-
-	if (flag == 1) {
-		int64_t x = rd_svarint(r);
-
-		for (size_t i = 0; i < n; i++)
-			v[i] = x;
-		return r->err ? -1 : 0;
-	}
-	return flag == 0 ? col_decode(r, v, n) : -1;
-}
+#define put_col kf_put_col
+#define get_col kf_get_col
 
 static void put_i32s(struct sbuf *b, const int32_t *a, size_t n, int64_t *tmp)
 {
@@ -89,31 +63,6 @@ static int get_i32s(struct rd *r, int32_t *a, size_t n, int64_t *tmp)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		a[i] = (int32_t)tmp[i];
-	return 0;
-}
-
-/* n elements of `size` bytes as `size` byte columns. */
-static void put_structs(struct sbuf *b, const void *base, size_t n, size_t size, int64_t *tmp)
-{
-	const uint8_t *p = base;
-
-	for (size_t k = 0; k < size; k++) {
-		for (size_t i = 0; i < n; i++)
-			tmp[i] = p[i * size + k];
-		put_col(b, tmp, n);
-	}
-}
-
-static int get_structs(struct rd *r, void *base, size_t n, size_t size, int64_t *tmp)
-{
-	uint8_t *p = base;
-
-	for (size_t k = 0; k < size; k++) {
-		if (get_col(r, tmp, n) < 0)
-			return -1;
-		for (size_t i = 0; i < n; i++)
-			p[i * size + k] = (uint8_t)tmp[i];
-	}
 	return 0;
 }
 
@@ -197,17 +146,62 @@ static void predict_ports(struct ib_port *ports, int32_t n, const struct kf_pred
 	}
 }
 
-void kf_encode(const struct model *m, const struct kf_pred *pred, struct sbuf *stat, struct sbuf *dyn)
+/* tmp holds n int64s, the struct copy `copy` bytes (kept in s). */
+static int64_t *scratch_fit(struct kf_scratch *s, size_t n)
 {
-	size_t nports = (size_t)m->nnodes * (size_t)m->topo.rails;
-	size_t most = MAX(MAX((size_t)m->ngpus, nports), MAX((size_t)m->nfaults, (size_t)PUE_HISTORY)) + 1;
-	int64_t *tmp = xmalloc(sizeof *tmp * MAX(most, (size_t)m->nnodes + 1));
+	if (n + 1 > s->ntmp) {
+		s->ntmp = n + 1;
+		s->tmp = xrealloc(s->tmp, sizeof *s->tmp * s->ntmp);
+	}
+	return s->tmp;
+}
+
+void kf_scratch_free(struct kf_scratch *s)
+{
+	sbuf_free(&s->cols);
+	sbuf_free(&s->copy);
+	sbuf_free(&s->stat);
+	sbuf_free(&s->stat_raw);
+	free(s->tmp);
+	memset(s, 0, sizeof *s);
+}
+
+void kf_encode_static(const struct model *m, struct sbuf *stat, struct kf_scratch *s)
+{
+	int64_t *tmp = scratch_fit(s, (size_t)m->ngpus);
 
 	put_uvarint(stat, KF_VERSION);
 	put_uvarint(stat, (uint64_t)m->ngpus);
-	put_structs(stat, m->uuid, (size_t)m->ngpus, sizeof *m->uuid, tmp);
-	put_structs(stat, m->pci, (size_t)m->ngpus, sizeof *m->pci, tmp);
-	put_structs(stat, m->gpu_name, (size_t)m->ngpus, sizeof *m->gpu_name, tmp);
+	kf_put_structs(stat, m->uuid, (size_t)m->ngpus, sizeof *m->uuid, tmp, &s->cols);
+	kf_put_structs(stat, m->pci, (size_t)m->ngpus, sizeof *m->pci, tmp, &s->cols);
+	kf_put_structs(stat, m->gpu_name, (size_t)m->ngpus, sizeof *m->gpu_name, tmp, &s->cols);
+}
+
+/* The ports less their prediction (keyframe.h), in s->copy. */
+static void put_ports(struct sbuf *dyn, const struct model *m, const struct kf_pred *pred, int64_t *tmp,
+		      struct kf_scratch *s)
+{
+	size_t nports = (size_t)m->nnodes * (size_t)m->topo.rails, bytes = sizeof *m->ports * nports;
+	int predicted = pred && pred->nports == (int32_t)nports;
+
+	if (s->copy.cap < bytes + 1) {
+		s->copy.s = xrealloc(s->copy.s, bytes + 1);
+		s->copy.cap = bytes + 1;
+	}
+	struct ib_port *ports = (struct ib_port *)(void *)s->copy.s;
+
+	memcpy(ports, m->ports, bytes);
+	if (predicted)
+		predict_ports(ports, (int32_t)nports, pred, -1);
+	put_uvarint(dyn, (uint64_t)predicted);
+	kf_put_structs(dyn, ports, nports, sizeof *ports, tmp, &s->cols);
+}
+
+void kf_encode_dyn(const struct model *m, const struct kf_pred *pred, struct sbuf *dyn, struct kf_scratch *s)
+{
+	size_t nports = (size_t)m->nnodes * (size_t)m->topo.rails;
+	size_t most = MAX(MAX((size_t)m->ngpus, nports), MAX((size_t)m->nfaults, (size_t)PUE_HISTORY)) + 1;
+	int64_t *tmp = scratch_fit(s, MAX(most, (size_t)m->nnodes + 1));
 
 	put_signature(dyn);
 	put_str(dyn, m->cluster);
@@ -223,18 +217,10 @@ void kf_encode(const struct model *m, const struct kf_pred *pred, struct sbuf *s
 	put_uvarint(dyn, m->next_fault_id);
 	put_uvarint(dyn, m->next_burst_id);
 	if (m->nnodes) {
-		put_structs(dyn, m->nodes, (size_t)m->nnodes, sizeof *m->nodes, tmp);
+		kf_put_structs(dyn, m->nodes, (size_t)m->nnodes, sizeof *m->nodes, tmp, &s->cols);
 		put_jobs(dyn, m);
 		put_per_gpu(dyn, m, tmp);
-		struct ib_port *ports = xmalloc(sizeof *ports * (nports + 1));
-		int predicted = pred && pred->nports == (int32_t)nports;
-
-		memcpy(ports, m->ports, sizeof *ports * nports);
-		if (predicted)
-			predict_ports(ports, (int32_t)nports, pred, -1);
-		put_uvarint(dyn, (uint64_t)predicted);
-		put_structs(dyn, ports, nports, sizeof *ports, tmp);
-		free(ports);
+		put_ports(dyn, m, pred, tmp, s);
 		for (int32_t i = 0; i < m->nnodes; i++)
 			tmp[i] = m->node_last_fault[i];
 		put_col(dyn, tmp, (size_t)m->nnodes);
@@ -244,11 +230,19 @@ void kf_encode(const struct model *m, const struct kf_pred *pred, struct sbuf *s
 	}
 	put_uvarint(dyn, (uint64_t)m->nfaults);
 	put_uvarint(dyn, (uint64_t)m->faults_cap);
-	put_structs(dyn, m->faults, (size_t)m->nfaults, sizeof *m->faults, tmp);
+	kf_put_structs(dyn, m->faults, (size_t)m->nfaults, sizeof *m->faults, tmp, &s->cols);
 	put_uvarint(dyn, (uint64_t)m->nxid_wait);
-	put_structs(dyn, m->xid_wait, (size_t)m->nxid_wait, sizeof *m->xid_wait, tmp);
+	kf_put_structs(dyn, m->xid_wait, (size_t)m->nxid_wait, sizeof *m->xid_wait, tmp, &s->cols);
 	put_facility(dyn, &m->fac, tmp);
-	free(tmp);
+}
+
+void kf_encode(const struct model *m, const struct kf_pred *pred, struct sbuf *stat, struct sbuf *dyn)
+{
+	struct kf_scratch s = {0};
+
+	kf_encode_static(m, stat, &s);
+	kf_encode_dyn(m, pred, dyn, &s);
+	kf_scratch_free(&s);
 }
 
 uint64_t kf_digest(const struct sbuf *stat)
@@ -265,6 +259,8 @@ struct dec {
 	int64_t *tmp;              /* a column being decoded: ntmp entries */
 	size_t ntmp;
 	const struct kf_pred *pred;
+	struct sbuf *cols;         /* byte columns (kfcols.c) */
+	struct kf_scratch *s;
 };
 
 /* Makes d->tmp hold n entries (a count read from the file, already checked
@@ -303,7 +299,7 @@ static int get_inventory(struct dec *d, const char *cluster, const struct topo *
 	apply(m, &ev);
 	if (m->nnodes != t->nodes || memcmp(&m->topo, t, sizeof *t))
 		return -1;
-	if (get_structs(&d->r, m->nodes, (size_t)m->nnodes, sizeof *m->nodes, d->tmp) < 0)
+	if (kf_get_structs(&d->r, m->nodes, (size_t)m->nnodes, sizeof *m->nodes, d->tmp, d->cols) < 0)
 		return -1;
 	model_index_names(m);   /* the names came in with the nodes, not by events */
 	return 0;
@@ -382,7 +378,7 @@ static int get_nodes_rest(struct dec *d)
 
 	if (predicted > 1 || (predicted && (!d->pred || d->pred->nports != nports)))
 		return -3;   /* needs the prediction */
-	if (get_structs(&d->r, m->ports, (size_t)nports, sizeof *m->ports, d->tmp) < 0)
+	if (kf_get_structs(&d->r, m->ports, (size_t)nports, sizeof *m->ports, d->tmp, d->cols) < 0)
 		return -1;
 	if (predicted)
 		predict_ports(m->ports, nports, d->pred, 1);
@@ -413,14 +409,14 @@ static int get_faults(struct dec *d)
 	m->faults_alloc = (int32_t)n;
 	m->faults_cap = (int32_t)cap;
 	tmp_fit(d, (size_t)MAX(n, (uint64_t)XID_WAIT_MAX));
-	if (get_structs(&d->r, m->faults, (size_t)n, sizeof *m->faults, d->tmp) < 0)
+	if (kf_get_structs(&d->r, m->faults, (size_t)n, sizeof *m->faults, d->tmp, d->cols) < 0)
 		return -1;
 	n = rd_uvarint(&d->r);   /* the XIDs waiting for their GPU */
 	if (d->r.err || n > XID_WAIT_MAX)
 		return -1;
 	m->xid_wait = xcalloc((size_t)n + 1, sizeof *m->xid_wait);
 	m->nxid_wait = (int32_t)n;
-	return get_structs(&d->r, m->xid_wait, (size_t)n, sizeof *m->xid_wait, d->tmp);
+	return kf_get_structs(&d->r, m->xid_wait, (size_t)n, sizeof *m->xid_wait, d->tmp, d->cols);
 }
 
 static int get_facility(struct dec *d)
@@ -452,16 +448,42 @@ static int get_facility(struct dec *d)
 	return d->r.err ? -1 : 0;
 }
 
-static int get_static(struct model *m, const void *stat, size_t slen, int64_t *tmp)
+static int get_static(struct model *m, const void *stat, size_t slen, int64_t *tmp, struct sbuf *cols)
 {
 	struct rd r = rd_make(stat, slen);
 
 	if (rd_uvarint(&r) != KF_VERSION || rd_uvarint(&r) != (uint64_t)m->ngpus)
 		return -1;
-	if (get_structs(&r, m->uuid, (size_t)m->ngpus, sizeof *m->uuid, tmp) < 0 ||
-	    get_structs(&r, m->pci, (size_t)m->ngpus, sizeof *m->pci, tmp) < 0)
+	if (kf_get_structs(&r, m->uuid, (size_t)m->ngpus, sizeof *m->uuid, tmp, cols) < 0 ||
+	    kf_get_structs(&r, m->pci, (size_t)m->ngpus, sizeof *m->pci, tmp, cols) < 0)
 		return -1;
-	return get_structs(&r, m->gpu_name, (size_t)m->ngpus, sizeof *m->gpu_name, tmp);
+	return kf_get_structs(&r, m->gpu_name, (size_t)m->ngpus, sizeof *m->gpu_name, tmp, cols);
+}
+
+/* The static part, or (the same blob as the one decoded last: one for a
+ * whole recording, 14 MB of GPU identities at 102,400 GPUs) a copy of what
+ * it held. */
+static int get_static_kept(struct dec *d, const void *stat, size_t slen)
+{
+	struct model *m = d->m;
+	struct kf_scratch *s = d->s;
+	size_t n = (size_t)m->ngpus, parts[3] = {sizeof *m->uuid * n, sizeof *m->pci * n, sizeof *m->gpu_name * n};
+	void *to[3] = {m->uuid, m->pci, m->gpu_name};
+	const char *p = s->stat_raw.s;
+
+	if (s->stat.len == slen && slen && s->stat_raw.len == parts[0] + parts[1] + parts[2] && !memcmp(s->stat.s, stat, slen)) {
+		for (int i = 0; i < 3; p += parts[i], i++)
+			memcpy(to[i], p, parts[i]);
+		return 0;
+	}
+	sbuf_reset(&s->stat);
+	sbuf_reset(&s->stat_raw);
+	if (get_static(m, stat, slen, d->tmp, d->cols) < 0)
+		return -1;
+	sbuf_add(&s->stat, stat, slen);
+	for (int i = 0; i < 3; i++)
+		sbuf_add(&s->stat_raw, to[i], parts[i]);
+	return 0;
 }
 
 static int decode(struct dec *d, const void *stat, size_t slen)
@@ -498,7 +520,7 @@ static int decode(struct dec *d, const void *stat, size_t slen)
 
 		if (topo.nodes != v[0] || get_inventory(d, cluster, &topo) < 0 || get_jobs(d) < 0 || get_per_gpu(d) < 0)
 			return -1;
-		if ((rc = get_nodes_rest(d)) < 0 || get_static(m, stat, slen, d->tmp) < 0)
+		if ((rc = get_nodes_rest(d)) < 0 || get_static_kept(d, stat, slen) < 0)
 			return rc < 0 ? rc : -1;
 	} else {
 		tmp_fit(d, PUE_HISTORY);
@@ -513,17 +535,26 @@ static int decode(struct dec *d, const void *stat, size_t slen)
 }
 
 int kf_decode(struct model *m, const struct kf_pred *pred, const void *stat, size_t slen, const void *dyn,
-	      size_t dlen, char **err)
+	      size_t dlen, struct kf_scratch *s, char **err)
 {
+	struct kf_scratch own = {0};
 	struct arena a = {0};
-	struct dec d = {rd_make(dyn, dlen), m, &a, NULL, 0, pred};
+	struct dec d = {rd_make(dyn, dlen), m, &a, NULL, 0, pred, NULL, NULL};
 	int rc;
 
+	if (!s)
+		s = &own;
+	d.tmp = s->tmp;
+	d.ntmp = s->ntmp;
+	d.cols = &s->cols;
+	d.s = s;
 	model_free(m);
 	model_init(m);
 	rc = decode(&d, stat, slen);
-	free(d.tmp);
+	s->tmp = d.tmp;
+	s->ntmp = d.ntmp;
 	arena_free(&a);
+	kf_scratch_free(&own);
 	if (rc < 0) {
 		model_free(m);
 		model_init(m);

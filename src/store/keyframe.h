@@ -27,13 +27,37 @@ struct kf_pred {
 	} *p;
 };
 
+/* Buffers kept from keyframe to keyframe (a keyframe of 102,400 GPUs
+ * transposes some 20 MB): zero-initialised, kf_scratch_free at the end. */
+struct kf_scratch {
+	struct sbuf cols, copy;
+	int64_t *tmp;
+	size_t ntmp;
+	struct sbuf stat, stat_raw;   /* decode: the static part read last, and what it holds */
+};
+void kf_scratch_free(struct kf_scratch *s);
+
+/* The static part (stat) and the rest (dyn); kf_encode both at once. */
+void kf_encode_static(const struct model *m, struct sbuf *stat, struct kf_scratch *s);
+void kf_encode_dyn(const struct model *m, const struct kf_pred *pred, struct sbuf *dyn, struct kf_scratch *s);
 void kf_encode(const struct model *m, const struct kf_pred *pred, struct sbuf *stat, struct sbuf *dyn);
 /* Replaces m with the decoded model (pred: the same prediction, or NULL if
- * none could be made). 0, or -1 with *err (malloc'd); on error m is left
- * empty (model_init). A keyframe written by a binary whose model layout
- * differs is refused (the caller replays from the start). */
+ * none could be made; s: buffers, or NULL). 0, or -1 with *err (malloc'd);
+ * on error m is left empty (model_init). A keyframe written by a binary
+ * whose model layout differs is refused (the caller replays from the start). */
 int kf_decode(struct model *m, const struct kf_pred *pred, const void *stat, size_t slen, const void *dyn,
-	      size_t dlen, char **err);
+	      size_t dlen, struct kf_scratch *s, char **err);
 uint64_t kf_digest(const struct sbuf *stat);
+
+/* ---- columns (kfcols.c) ---- */
+/* An int64 column: flag 1 and the value when all are the same, else flag 0
+ * and the block codec (codec.h). */
+struct rd;
+void kf_put_col(struct sbuf *b, const int64_t *v, size_t n);
+int kf_get_col(struct rd *r, int64_t *v, size_t n);
+/* n structs of `size` bytes as `size` byte columns, each a kf_put_col of
+ * its bytes. tmp: n int64s; scratch: room for n * size bytes (kept). */
+void kf_put_structs(struct sbuf *b, const void *base, size_t n, size_t size, int64_t *tmp, struct sbuf *scratch);
+int kf_get_structs(struct rd *r, void *base, size_t n, size_t size, int64_t *tmp, struct sbuf *scratch);
 
 #endif

@@ -8,7 +8,6 @@
 #include "pack.h"
 
 #define CHUNK_VERSION 1
-#define TAIL_VERSION 2
 
 void window_init(struct window *w, int kind, int32_t nnodes, int32_t per_node)
 {
@@ -424,7 +423,7 @@ static uint64_t arrival_key(const struct arrival *a)
 }
 
 /* Arrival indexes in canonical order (stable). */
-static size_t *canonical(const struct arrival *a, size_t n)
+size_t *pack_canonical(const struct arrival *a, size_t n)
 {
 	size_t *ix = xmalloc(sizeof *ix * (n + 1)), k;
 
@@ -446,7 +445,7 @@ static size_t *canonical(const struct arrival *a, size_t n)
 	return ix;
 }
 
-static void put_runs(struct sbuf *out, const struct arrival *a, const size_t *ix, size_t n)
+void pack_put_runs(struct sbuf *out, const struct arrival *a, const size_t *ix, size_t n)
 {
 	size_t runs = 0;
 	int32_t prev = 0;
@@ -482,7 +481,7 @@ static void put_kind(struct sbuf *out, struct window *w, const struct arrival *a
 	}
 	int64_t *col = w->scratch, *v = w->scratch + n + 1;
 
-	put_runs(out, a, ix, n);
+	pack_put_runs(out, a, ix, n);
 	if (!n)
 		return;
 	for (size_t i = 0; i < n; i++) {   /* values relative to the series' last tail row */
@@ -528,38 +527,48 @@ static void put_kind(struct sbuf *out, struct window *w, const struct arrival *a
 		col_encode(out, v + (size_t)c * n, n);
 }
 
-void tail_encode(struct sbuf *out, struct window *win, int64_t w0, int64_t tick, const struct arrival *a, size_t n,
-		 const char *const *srcs, int nsrcs)
+void tail_put_head(struct sbuf *out, int64_t w0, const uint16_t *ids, size_t n, const char *const *srcs, int nsrcs,
+		   int32_t *local)
 {
-	int32_t *local = xmalloc(sizeof *local * (size_t)(nsrcs + 1));
 	uint16_t *order = xmalloc(sizeof *order * (size_t)(nsrcs + 1));
-	size_t *ix = canonical(a, n), split = 0;
 	int nl = 0;
 
-	(void)tick;
 	for (int i = 0; i <= nsrcs; i++)
 		local[i] = -1;
-	for (size_t i = 0; i < n; i++) {
-		const struct window *w = &win[a[i].kind];
-		const struct series *s = &w->s[(size_t)a[i].node * (size_t)w->per_node + (size_t)a[i].idx];
-		uint16_t id = s->src ? s->src[a[i].row] : 0;
-
-		if (local[id] < 0) {
-			local[id] = nl;
-			order[nl++] = id;
+	for (size_t i = 0; i < n; i++)
+		if (local[ids[i]] < 0) {
+			local[ids[i]] = nl;
+			order[nl++] = ids[i];
 		}
-		split += a[i].kind == PK_GPU;
-	}
 	put_uvarint(out, TAIL_VERSION);
 	put_uvarint(out, (uint64_t)w0);
 	put_uvarint(out, (uint64_t)nl);
 	for (int k = 0; k < nl; k++)
 		put_bytes(out, srcs[order[k]], strlen(srcs[order[k]]));
+	free(order);
+}
+
+void tail_encode(struct sbuf *out, struct window *win, int64_t w0, int64_t tick, const struct arrival *a, size_t n,
+		 const char *const *srcs, int nsrcs)
+{
+	int32_t *local = xmalloc(sizeof *local * (size_t)(nsrcs + 1));
+	uint16_t *ids = xmalloc(sizeof *ids * (n + 1));
+	size_t *ix = pack_canonical(a, n), split = 0;
+
+	(void)tick;
+	for (size_t i = 0; i < n; i++) {
+		const struct window *w = &win[a[i].kind];
+		const struct series *s = &w->s[(size_t)a[i].node * (size_t)w->per_node + (size_t)a[i].idx];
+
+		ids[i] = s->src ? s->src[a[i].row] : 0;
+		split += a[i].kind == PK_GPU;
+	}
+	tail_put_head(out, w0, ids, n, srcs, nsrcs, local);
 	put_kind(out, &win[PK_GPU], a, ix, split, local);   /* canonical: GPU samples first */
 	put_kind(out, &win[PK_IB], a, ix + split, n - split, local);
 	free(ix);
 	free(local);
-	free(order);
+	free(ids);
 }
 
 void tail_reset_bases(struct window *w)
@@ -577,122 +586,4 @@ int64_t tail_window(const void *blob, size_t len)
 		return -1;
 	w0 = rd_uvarint(&r);
 	return r.err || w0 > INT64_MAX ? -1 : (int64_t)w0;
-}
-
-static int intern(const char *s, size_t n, struct arena *a, const char ***srcs, int *nsrcs)
-{
-	for (int i = 0; i < *nsrcs; i++)
-		if (strlen((*srcs)[i]) == n && !memcmp((*srcs)[i], s, n))
-			return i;
-	if (*nsrcs >= PACK_MAX_SRC)
-		return -1;
-	*srcs = xrealloc(*srcs, sizeof **srcs * (size_t)(*nsrcs + 1));
-	(*srcs)[*nsrcs] = arena_strndup(a, s, n);
-	return (*nsrcs)++;
-}
-
-struct tkind {
-	int32_t *node, *idx;
-	size_t n;
-	int64_t *col, *v;
-};
-
-static int get_runs(struct rd *r, const struct window *w, struct tkind *t)
-{
-	uint64_t runs = rd_uvarint(r);
-	int64_t node = 0;
-	size_t cap = 0;
-
-	for (uint64_t i = 0; i < runs && !r->err; i++) {
-		node += rd_svarint(r);
-		uint64_t idx = rd_uvarint(r), k = rd_uvarint(r);
-
-		if (r->err || node < 0 || node >= w->nnodes || idx + k > (uint64_t)w->per_node || !k)
-			return -1;
-		if (t->n + k > cap) {
-			cap = MAX(t->n + k, cap * 2);
-			t->node = xrealloc(t->node, sizeof *t->node * cap);
-			t->idx = xrealloc(t->idx, sizeof *t->idx * cap);
-		}
-		for (uint64_t j = 0; j < k; j++) {
-			t->node[t->n] = (int32_t)node;
-			t->idx[t->n++] = (int32_t)(idx + j);
-		}
-	}
-	return r->err ? -1 : 0;
-}
-
-static int get_kind(struct rd *r, struct window *w, int64_t tick, const int *map, int nl, struct tkind *t)
-{
-	int64_t *td = NULL, *src = NULL, vals[NV_IB];
-	uint8_t flags;
-	int rc = -1;
-
-	if (get_runs(r, w, t) < 0)
-		return -1;
-	if (!t->n)
-		return 0;
-	if (r->p >= r->end)
-		return -1;
-	flags = *r->p++;
-	t->col = xmalloc(sizeof *t->col * t->n);
-	t->v = xmalloc(sizeof *t->v * t->n * (size_t)w->nv);
-	if (col_decode(r, t->col, t->n) < 0)
-		goto out;
-	if ((flags & 1) && (col_decode(r, td = xmalloc(sizeof *td * t->n), t->n) < 0))
-		goto out;
-	if ((flags & 2) && (col_decode(r, src = xmalloc(sizeof *src * t->n), t->n) < 0))
-		goto out;
-	for (int c = 0; c < w->nv; c++)
-		if (col_decode(r, t->v + (size_t)c * t->n, t->n) < 0)
-			goto out;
-	for (size_t i = 0; i < t->n; i++) {
-		struct series *s = window_series(w, t->node[i], t->idx[i]);
-
-		if ((t->col[i] && !s->n) || (src && (src[i] < 0 || src[i] >= nl)))
-			goto out;
-		for (int c = 0; c < w->nv; c++)
-			vals[c] = (int64_t)((uint64_t)t->v[(size_t)c * t->n + i] +
-					    (t->col[i] ? (uint64_t)series_value(s, w->nv, s->n - 1, c) : 0));
-		series_append(s, w->kind, tick, td ? td[i] : 0, (uint16_t)map[src ? src[i] : 0], vals);
-	}
-	rc = 0;
-out:
-	free(td);
-	free(src);
-	return rc;
-}
-
-int tail_decode(struct window *win, int64_t tick, const void *blob, size_t len, struct arena *a,
-		const char ***srcs, int *nsrcs)
-{
-	struct rd r = rd_make(blob, len);
-	uint64_t nl;
-	int *map, rc = 0;
-
-	if (rd_uvarint(&r) != TAIL_VERSION)
-		return -1;
-	rd_uvarint(&r);
-	nl = rd_uvarint(&r);
-	if (r.err || nl > PACK_MAX_SRC || nl > len)
-		return -1;
-	map = xcalloc(nl + 1, sizeof *map);
-	for (uint64_t i = 0; i < nl && rc == 0; i++) {
-		size_t n;
-		const uint8_t *p = rd_bytes(&r, &n);
-
-		if (!p || (map[i] = intern((const char *)p, n, a, srcs, nsrcs)) < 0)
-			rc = -1;
-	}
-	for (int k = 0; k < PK_COUNT && rc == 0; k++) {
-		struct tkind t = {0};
-
-		rc = get_kind(&r, &win[k], tick, map, (int)nl, &t);
-		free(t.node);
-		free(t.idx);
-		free(t.col);
-		free(t.v);
-	}
-	free(map);
-	return rc < 0 || r.err ? -1 : 0;
 }

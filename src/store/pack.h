@@ -96,6 +96,7 @@ long layout_decode(const void *blob, size_t len, struct arrival **out, size_t *c
  * row when there is one. Updates tail_base. srcs: the nsrcs source strings. */
 void tail_encode(struct sbuf *out, struct window *win, int64_t w0, int64_t tick, const struct arrival *a, size_t n,
 		 const char *const *srcs, int nsrcs);
+#define TAIL_VERSION 2
 /* Forgets every tail_base (after a write failed: later rows are absolute). */
 void tail_reset_bases(struct window *w);
 /* The window a tail row belongs to (its w0), -1 if malformed. */
@@ -105,5 +106,75 @@ int64_t tail_window(const void *blob, size_t len);
  * row's tdelta; source ids index *srcs (allocated in a). 0 or -1. */
 int tail_decode(struct window *win, int64_t tick, const void *blob, size_t len, struct arena *a,
 		const char ***srcs, int *nsrcs);
+
+/* ---- tail rows from dense arrays (a recording that keeps its samples in
+ * tail rows, store_int.h) ---- */
+
+/* Each series' value in the row it was last written to (or read from) in
+ * a tail row, and whether it has one: what the next row is relative to. */
+struct tail_chain {
+	int32_t nnodes, per_node[PK_COUNT];
+	int64_t *last[PK_COUNT];      /* series x pack_nv(kind) */
+	uint8_t *has[PK_COUNT];       /* series */
+	int64_t *buf;                 /* the encoder's columns */
+	size_t buf_cap;
+};
+void chain_init(struct tail_chain *c, int32_t nnodes, int32_t gpus_per_node, int32_t ports_per_node);
+void chain_free(struct tail_chain *c);
+void chain_reset(struct tail_chain *c, int kind);   /* the next rows of kind are absolute */
+
+/* One packed event of a tick, held densely by the recorder. */
+struct tev {
+	int64_t v[NV_IB];             /* its values (a GPU sample: NV_GPU of them, as int32) */
+	int64_t tdelta;
+	int32_t node, idx;
+	uint16_t src;
+	uint8_t kind;
+};
+/* tail_encode of events ev[a[i].row], relative to c and advancing it. */
+void tail_encode_dense(struct sbuf *out, struct tail_chain *c, int64_t w0, const struct tev *ev, const struct arrival *a,
+		       size_t n, const char *const *srcs, int nsrcs);
+/* One kind's rows of a tail row read densely: row i is series (node[i],
+ * idx[i]), its source src[i] (an index of the reader's table), its time
+ * offset tdelta[i] (tdelta NULL: all 0), its values v[i * nv ...]. */
+struct dense_rows {
+	int kind, nv;
+	size_t n;
+	const int32_t *node, *idx;
+	const int64_t *src, *tdelta, *v;
+};
+/* The row's events of the kinds asked for, relative to c and advancing it
+ * (the other kind skipped, c unchanged for it): rows(ctx, d) once per kind
+ * read, in the row's order. 0, -1 if malformed, -2 if a value is relative
+ * to one c does not have. */
+struct tail_scratch;
+int tail_read_dense(struct tail_chain *c, const void *blob, size_t len, unsigned kinds, struct tail_scratch *ts,
+		    struct arena *a, const char ***srcs, int *nsrcs,
+		    void (*rows)(void *ctx, const struct dense_rows *d), void *ctx);
+
+/* pack.c, for both encoders */
+size_t *pack_canonical(const struct arrival *a, size_t n);   /* arrival indexes in canonical order, malloc'd */
+void pack_put_runs(struct sbuf *out, const struct arrival *a, const size_t *ix, size_t n);
+/* A tail row's head (version, w0, the sources of ids[0..n) numbered in
+ * first-seen order into local[]); local: nsrcs + 1 entries. */
+void tail_put_head(struct sbuf *out, int64_t w0, const uint16_t *ids, size_t n, const char *const *srcs, int nsrcs,
+		   int32_t *local);
+
+/* ---- tailread.c ---- */
+struct tail_scratch {             /* a row's columns, kept from row to row */
+	int32_t *node, *idx;
+	int64_t *col, *td, *src, *v, *out;
+	size_t cap, vcap;
+};
+void tail_scratch_free(struct tail_scratch *t);
+/* tail_decode for the kinds in `kinds` (bit 1 << kind), the others skipped
+ * without reading their values; ts: buffers (or NULL); row(ctx, kind, node,
+ * idx, r), when not NULL, for each row appended (series row r), in the
+ * row's order. 0; -1 if malformed; -2 if a value is relative to a row the
+ * series does not hold (its chain starts before what was read). */
+#define TAIL_KINDS ((1u << PK_COUNT) - 1)
+int tail_read(struct window *win, int64_t tick, const void *blob, size_t len, unsigned kinds, struct tail_scratch *ts,
+	      struct arena *a, const char ***srcs, int *nsrcs,
+	      void (*row)(void *ctx, int kind, int32_t node, int32_t idx, int32_t r), void *ctx);
 
 #endif

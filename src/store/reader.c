@@ -58,9 +58,10 @@ int reader_open(struct reader *r, const char *path, char **warn, char **err)
 		("SELECT t0, max(t1) FROM samples WHERE t0 = (SELECT max(t0) FROM samples WHERE t0 <= ?1)"
 		 " AND t1 > t0 AND t1 - t0 <= ?2"),
 		"SELECT 1 FROM tail WHERE tick >= ? AND tick < ? LIMIT 1",
+		"SELECT tick, data FROM tail WHERE tick >= ? AND tick <= ? ORDER BY tick",
 	};
 	sqlite3_stmt **out[] = {&r->q_tick, &r->q_events, &r->q_chunks, &r->q_tail, &r->q_kf, &r->q_kfstatic,
-				&r->q_window, &r->q_has_tail};
+				&r->q_window, &r->q_has_tail, &r->q_tail_rows};
 
 	memset(r, 0, sizeof *r);
 	if (db_open(path, 0, 0, &r->db, warn, err) < 0)
@@ -72,6 +73,8 @@ int reader_open(struct reader *r, const char *path, char **warn, char **err)
 			return -1;
 		}
 	r->path = xstrdup(path);
+	r->kf = xcalloc(1, sizeof *r->kf);
+	r->pred_k = -1;
 	r->first = MAX(db_i64(r->db, "SELECT min(tick) FROM ticks WHERE " TICKS_SANE, 0),
 		       db_meta_i64(r->db, "first_tick", 0));
 	r->last = db_i64(r->db, "SELECT max(tick) FROM ticks WHERE " TICKS_SANE, -1);
@@ -114,7 +117,7 @@ int reader_open(struct reader *r, const char *path, char **warn, char **err)
 void reader_close(struct reader *r)
 {
 	sqlite3_stmt **all[] = {&r->q_tick, &r->q_events, &r->q_chunks, &r->q_tail, &r->q_kf, &r->q_kfstatic,
-				&r->q_window, &r->q_has_tail};
+				&r->q_window, &r->q_has_tail, &r->q_tail_rows};
 
 	for (unsigned i = 0; i < ARRAY_LEN(all); i++)
 		sqlite3_finalize(*all[i]);
@@ -128,6 +131,18 @@ void reader_close(struct reader *r)
 	free(r->lrefs);
 	free(r->lay);
 	free(r->path);
+	if (r->kf)
+		kf_scratch_free(r->kf);
+	free(r->kf);
+	free(r->pred_buf);
+	chain_free(&r->chain);
+	chain_free(&r->pchain);
+	tail_scratch_free(&r->ts);
+	for (size_t i = 0; i < r->ntv; i++) {
+		free(r->tv[i].v32);
+		free(r->tv[i].v64);
+	}
+	free(r->tv);
 	arena_free(&r->w_arena);
 	arena_free(&r->g_arena);
 	memset(r, 0, sizeof *r);
@@ -254,9 +269,8 @@ static void load_chunks(struct reader *r, int64_t t0)
 /* The tail rows of the window that holds tick (none: an empty window). */
 static int load_tail(struct reader *r, int64_t tick, char **err)
 {
-	sqlite3_stmt *st = r->q_tail, *all = NULL;
+	sqlite3_stmt *st = r->q_tail;
 	int64_t w0 = -1, w1;
-	int rc = 0;
 
 	sqlite3_bind_int64(st, 1, tick);
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -271,42 +285,15 @@ static int load_tail(struct reader *r, int64_t tick, char **err)
 	}
 	sqlite3_reset(st);
 	w1 = w0 >= 0 ? (w0 / r->chunk_ticks + 1) * r->chunk_ticks : -1;
-	if (w0 >= 0 && w0 == r->w0 && r->w_tail && tick <= r->tail_upto)
-		return 0;
-	for (int k = 0; k < PK_COUNT; k++)
+	if (w0 >= 0 && tick < w1)
+		return readtail_window(r, w0, w1, tick, err);
+	for (int k = 0; k < PK_COUNT; k++)   /* no packed event at this tick */
 		window_clear(&r->win[k]);
-	arena_reset(&r->w_arena);
-	r->ntsrcs = 0;
 	r->w_tail = 1;
 	r->w_step = 1;
-	if (w0 < 0 || tick >= w1) {   /* no packed event at this tick */
-		r->w0 = tick;
-		r->w1 = tick + 1;
-		r->tail_upto = tick;
-		index_window(r);
-		return 0;
-	}
-	r->w0 = w0;
-	r->w1 = w1;
-	r->tail_upto = w0 - 1;
-	if (sqlite3_prepare_v2(r->db, "SELECT tick, data FROM tail WHERE tick >= ? AND tick < ? ORDER BY tick", -1, &all,
-			       NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(all, 1, w0);
-	sqlite3_bind_int64(all, 2, w1);
-	while (rc == 0 && sqlite3_step(all) == SQLITE_ROW) {
-		r->tail_upto = sqlite3_column_int64(all, 0);
-		rc = tail_decode(r->win, r->tail_upto, sqlite3_column_blob(all, 1), (size_t)sqlite3_column_bytes(all, 1),
-				 &r->w_arena, &r->tsrcs, &r->ntsrcs);
-	}
-	sqlite3_finalize(all);
-	for (size_t i = 0; i < (size_t)r->nnodes * PK_COUNT; i++)
-		r->srcs[i] = r->tsrcs;
-	if (rc < 0) {
-		*err = xasprintf("%s: malformed tail row at tick %lld", r->path, (long long)r->tail_upto);
-		r->w0 = r->w1 = -1;
-		return -1;
-	}
+	r->w0 = r->gpu_from = tick;
+	r->w1 = tick + 1;
+	r->tail_upto = tick;
 	index_window(r);
 	return 0;
 }
@@ -331,8 +318,8 @@ static int load_window(struct reader *r, int64_t tick, char **err)
 {
 	int64_t t0 = -1, t1 = -1;
 
-	if (tick >= r->w0 && tick < r->w1 && (!r->w_tail || tick <= r->tail_upto))
-		return 0;
+	if (tick >= r->w0 && tick < r->w1 && (!r->w_tail || (tick <= r->tail_upto && tick >= r->gpu_from)))
+		return 0;   /* a tail window holds the ticks [gpu_from, tail_upto] whole */
 	sqlite3_bind_int64(r->q_window, 1, tick);
 	sqlite3_bind_int64(r->q_window, 2, r->chunk_ticks);
 	if (sqlite3_step(r->q_window) == SQLITE_ROW && sqlite3_column_type(r->q_window, 0) != SQLITE_NULL) {
@@ -396,7 +383,9 @@ static void index_window(struct reader *r)
 		}
 	for (int64_t t = 1; t <= span; t++)
 		r->bucket[t] += r->bucket[t - 1];
-	r->refs = xrealloc(r->refs, sizeof *r->refs * (total + 1));
+	r->refs_cap = total + 1;
+	r->refs = xrealloc(r->refs, sizeof *r->refs * r->refs_cap);
+	r->nrefs = total;
 	size_t *fill = xmalloc(sizeof *fill * ((size_t)span + 1));
 
 	memcpy(fill, r->bucket, sizeof *fill * ((size_t)span + 1));
@@ -504,6 +493,48 @@ static size_t plan_layout(struct reader *r, const struct tick_row *tr, long nl)
 	return n;
 }
 
+static int ref_cmp(const struct rowref *f, const struct arrival *a)
+{
+	if (f->kind != a->kind)
+		return f->kind < a->kind ? -1 : 1;
+	if (f->node != a->node)
+		return f->node < a->node ? -1 : 1;
+	return f->idx < a->idx ? -1 : f->idx > a->idx;
+}
+
+/* The same for a tail window: the tick's references are in canonical
+ * order; each entry takes the first one of its series not yet taken. */
+static size_t plan_layout_tail(struct reader *r, const struct tick_row *tr, long nl)
+{
+	size_t b = r->bucket[tr->tick - r->w0], e = r->bucket[tr->tick - r->w0 + 1], n = 0;
+	uint8_t *used = xcalloc(e - b + 1, 1);
+
+	if ((size_t)nl > r->lrefs_cap) {
+		r->lrefs_cap = (size_t)nl;
+		r->lrefs = xrealloc(r->lrefs, sizeof *r->lrefs * r->lrefs_cap);
+	}
+	for (long i = 0; i < nl; i++) {
+		size_t lo = b, hi = e;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (ref_cmp(&r->refs[mid], &r->lay[i]) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		while (lo < e && !ref_cmp(&r->refs[lo], &r->lay[i]) && used[lo - b])
+			lo++;
+		if (lo < e && !ref_cmp(&r->refs[lo], &r->lay[i])) {
+			used[lo - b] = 1;
+			r->lrefs[n++] = r->refs[lo];
+		}
+	}
+	free(used);
+	return n;
+}
+
 /* The group's packed events, in order, as row references. */
 static int plan_group(struct reader *r, const struct tick_row *tr, const struct rowref **refs, size_t *n,
 		      char **err)
@@ -520,7 +551,7 @@ static int plan_group(struct reader *r, const struct tick_row *tr, const struct 
 		return -1;
 	}
 	if (nl > 0) {
-		*n = plan_layout(r, tr, nl);
+		*n = r->w_tail && tr->tick >= r->w0 && tr->tick < r->w1 ? plan_layout_tail(r, tr, nl) : plan_layout(r, tr, nl);
 		*refs = r->lrefs;
 	} else if (tr->tick >= r->w0 && tr->tick < r->w1 && r->bucket) {
 		*refs = r->refs + r->bucket[tr->tick - r->w0];
@@ -599,7 +630,7 @@ static void pred_rows(struct kf_pred *pred, const struct window *w, int32_t p0, 
 		      const uint8_t *ok, const struct reader *r)
 {
 	for (int32_t port = p0; port < p1 && port < pred->nports; port++) {
-		const struct series *s = &w->s[port];
+		const struct series *s = &w->s[port - p0];
 		struct port_pred *q = &pred->p[port];
 
 		for (int32_t j = 0; j < s->n; j++) {
@@ -618,7 +649,7 @@ static void pred_rows(struct kf_pred *pred, const struct window *w, int32_t p0, 
 /* The prediction the recorder made for a keyframe at tick k (keyframe.h):
  * each port's last two IB readings in the committed ticks of
  * [k - KF_PRED_TICKS, k), from chunks (of windows without tail rows), then
- * from tail rows. */
+ * from tail rows (readtail.c). */
 static void ib_pred(struct reader *r, int64_t k, struct kf_pred *pred)
 {
 	int64_t lo = k - KF_PRED_TICKS;
@@ -628,9 +659,17 @@ static void ib_pred(struct reader *r, int64_t k, struct kf_pred *pred)
 	sqlite3_stmt *st = NULL;
 	const char **srcs = NULL;
 	int nsrcs = 0;
+	size_t bytes;
 
 	pred->nports = r->nnodes * r->per_node[PK_IB];
-	pred->p = xcalloc((size_t)pred->nports + 1, sizeof *pred->p);
+	bytes = ((size_t)pred->nports + 1) * sizeof *pred->p;
+	if (r->pred_bytes < bytes) {   /* kept: allocated per keyframe, its 18 MB were faulted in afresh */
+		free(r->pred_buf);
+		r->pred_buf = xmalloc(bytes);
+		r->pred_bytes = bytes;
+	}
+	pred->p = r->pred_buf;
+	memset(pred->p, 0, bytes);
 	if (sqlite3_prepare_v2(r->db, "SELECT tick, time FROM ticks WHERE tick >= ? AND tick < ?", -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, lo);
 		sqlite3_bind_int64(st, 2, k);
@@ -642,8 +681,8 @@ static void ib_pred(struct reader *r, int64_t k, struct kf_pred *pred)
 		}
 	}
 	sqlite3_finalize(st);
-	for (int kind = 0; kind < PK_COUNT; kind++)
-		window_init(&w[kind], kind, r->nnodes, r->per_node[kind]);
+	memset(w, 0, sizeof w);
+	window_init(&w[PK_IB], PK_IB, 1, r->per_node[PK_IB]);   /* a node's chunk at a time */
 	if (sqlite3_prepare_v2(r->db, "SELECT t0, node, data FROM samples WHERE t0 < ?1 AND t0 > ?2 - 600 AND t1 > ?2"
 			       " AND kind = 'ib' AND NOT EXISTS (SELECT 1 FROM tail WHERE tail.tick >= samples.t0"
 			       " AND tail.tick < samples.t1) ORDER BY t0", -1, &st, NULL) == SQLITE_OK) {
@@ -653,7 +692,7 @@ static void ib_pred(struct reader *r, int64_t k, struct kf_pred *pred)
 			int32_t node = sqlite3_column_int(st, 1);
 
 			if (node >= 0 && node < r->nnodes &&
-			    chunk_decode(window_series(&w[PK_IB], node, 0), r->per_node[PK_IB], PK_IB,
+			    chunk_decode(window_series(&w[PK_IB], 0, 0), r->per_node[PK_IB], PK_IB,
 					 sqlite3_column_int64(st, 0), sqlite3_column_blob(st, 2),
 					 (size_t)sqlite3_column_bytes(st, 2), &a, &srcs, &nsrcs) == 0)
 				pred_rows(pred, &w[PK_IB], node * r->per_node[PK_IB], (node + 1) * r->per_node[PK_IB],
@@ -662,19 +701,8 @@ static void ib_pred(struct reader *r, int64_t k, struct kf_pred *pred)
 		}
 	}
 	sqlite3_finalize(st);
-	window_clear(&w[PK_IB]);
-	srcs = NULL;
-	nsrcs = 0;
-	if (sqlite3_prepare_v2(r->db, "SELECT tick, data FROM tail WHERE tick < ? ORDER BY tick", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, k);
-		while (sqlite3_step(st) == SQLITE_ROW)
-			tail_decode(w, sqlite3_column_int64(st, 0), sqlite3_column_blob(st, 1),
-				    (size_t)sqlite3_column_bytes(st, 1), &a, &srcs, &nsrcs);
-		pred_rows(pred, &w[PK_IB], 0, pred->nports, lo, k, ok, r);
-	}
-	sqlite3_finalize(st);
-	free(srcs);
 	arena_free(&a);
+	readtail_pred(r, lo, k, ok, pred);
 	for (int kind = 0; kind < PK_COUNT; kind++)
 		window_free(&w[kind]);
 }
@@ -701,7 +729,7 @@ int reader_keyframe(struct reader *r, int64_t tick, struct model *m, int64_t *kf
 		} else if (ib_pred(r, *kf_tick, &pred),
 			   kf_decode(m, &pred, sqlite3_column_blob(r->q_kfstatic, 0),
 				     (size_t)sqlite3_column_bytes(r->q_kfstatic, 0), sqlite3_column_blob(st, 2),
-				     (size_t)sqlite3_column_bytes(st, 2), err) < 0) {
+				     (size_t)sqlite3_column_bytes(st, 2), r->kf, err) < 0) {
 			r->kf_usable = 0;
 			rc = -1;
 		} else {
@@ -713,7 +741,6 @@ int reader_keyframe(struct reader *r, int64_t tick, struct model *m, int64_t *kf
 				*err = xasprintf("%s: keyframe at tick %lld restores hash %s, not %s", r->path,
 						 (long long)*kf_tick, got, hash);
 		}
-		free(pred.p);
 		sqlite3_reset(r->q_kfstatic);
 	}
 	sqlite3_reset(st);

@@ -86,9 +86,38 @@ int rec_open_file(struct rec *r, const char *path, char **err)
 	db_meta_set_i64(r->db, "tick_us", US_PER_SEC);
 	db_meta_set_i64(r->db, "chunk_ticks", r->chunk_ticks);
 	db_meta_set_i64(r->db, "keyframe_ticks", r->kf_ticks);
-	if (r->app && r->app->model.nnodes > 0)   /* opened on a running cluster */
+	if (r->app && r->app->model.nnodes > 0) {   /* opened on a running cluster */
+		rec_page_size(r, r->app->model.ngpus);
 		rec_inventory(r, &r->app->model);
+	}
 	return 0;
+}
+
+/* A file that will keep its samples in tail rows gets TAIL_PAGE_SIZE pages,
+ * if nothing is in it yet but its meta rows (else it keeps its pages: the
+ * group being recorded, if any, starts over in the new file). */
+void rec_page_size(struct rec *r, int64_t gpus)
+{
+	int txn = r->in_txn;
+
+	if (gpus * rec_scale < TAIL_ONLY_GPUS || r->failed || r->down || db_i64(r->db, "PRAGMA page_size", 0) >= TAIL_PAGE_SIZE ||
+	    db_i64(r->db, "SELECT (SELECT count(*) FROM ticks) + (SELECT count(*) FROM events) + (SELECT count(*) FROM nodes)"
+			  " + (SELECT count(*) FROM tail) + (SELECT count(*) FROM keyframes) + (SELECT count(*) FROM samples)",
+		   -1) != 0)
+		return;
+	if (txn)
+		db_exec(r->db, "ROLLBACK", NULL);
+	r->in_txn = 0;
+	db_set_page_size(r->db, TAIL_PAGE_SIZE, NULL);   /* if it fails, the pages stay as they were */
+	if (!txn)
+		return;
+	if (db_exec(r->db, "BEGIN", NULL) < 0) {
+		rec_fail(r, "begin");
+		return;
+	}
+	r->in_txn = 1;
+	if (!r->stats.groups && !r->stats.lost)
+		db_meta_set_i64(r->db, "start", r->tick_time);
 }
 
 void rec_close_file(struct rec *r)
@@ -112,7 +141,11 @@ void rec_close_file(struct rec *r)
 		window_free(&r->win[k]);
 		window_free(&r->old[k]);
 	}
-	r->have_win = r->have_old = 0;
+	chain_free(&r->chain);
+	free(r->tev);
+	r->tev = NULL;
+	r->ntev = r->ctev = 0;
+	r->have_win = r->have_old = r->win_tail = 0;
 	for (int i = 0; i < r->nsrcs; i++)
 		free(r->srcs[i]);
 	free(r->srcs);
@@ -132,6 +165,10 @@ void rec_close_file(struct rec *r)
 	arena_free(&r->pend_strings);
 	sbuf_free(&r->buf);
 	sbuf_free(&r->buf2);
+	sbuf_free(&r->static_raw);
+	sbuf_free(&r->kf_stat);
+	sbuf_free(&r->kf_dyn);
+	kf_scratch_free(&r->kf);
 	r->srcs = NULL;
 	r->arr = NULL;
 	r->path = NULL;
@@ -139,32 +176,70 @@ void rec_close_file(struct rec *r)
 	r->nsrcs = 0;
 }
 
-void rec_keyframe(struct rec *r, const struct model *m, const struct kf_pred *pred)
+/* The GPUs' identities (a keyframe's static part) as raw bytes. */
+static void static_bytes(const struct model *m, struct sbuf *out)
 {
-	struct sbuf stat = {0}, dyn = {0};
-	char hash[24];
+	size_t n = (size_t)m->ngpus;
 
-	kf_encode(m, pred, &stat, &dyn);
-	uint64_t digest = kf_digest(&stat);
+	sbuf_reset(out);
+	sbuf_add(out, (const char *)m->uuid, sizeof *m->uuid * n);
+	sbuf_add(out, (const char *)m->pci, sizeof *m->pci * n);
+	sbuf_add(out, (const char *)m->gpu_name, sizeof *m->gpu_name * n);
+}
 
+/* Is the static part the one written last? Then it needs no encoding: at
+ * 102,400 GPUs it is 14 MB of byte columns, and it seldom changes. */
+static int static_unchanged(const struct rec *r, const struct model *m)
+{
+	size_t n = (size_t)m->ngpus;
+	const char *p = r->static_raw.s;
+
+	if (!r->last_static || r->static_raw.len != (sizeof *m->uuid + sizeof *m->pci + sizeof *m->gpu_name) * n)
+		return 0;
+	return !memcmp(p, m->uuid, sizeof *m->uuid * n) && !memcmp(p + sizeof *m->uuid * n, m->pci, sizeof *m->pci * n) &&
+	       !memcmp(p + (sizeof *m->uuid + sizeof *m->pci) * n, m->gpu_name, sizeof *m->gpu_name * n);
+}
+
+/* The static part's digest, its row written if it is new. */
+static uint64_t write_static(struct rec *r, const struct model *m)
+{
+	struct sbuf *stat = &r->kf_stat;
+	uint64_t digest;
+
+	if (static_unchanged(r, m))
+		return r->last_static;
+	sbuf_reset(stat);
+	kf_encode_static(m, stat, &r->kf);
+	digest = kf_digest(stat);
 	if (digest != r->last_static) {
 		sqlite3_bind_int64(r->st.kfstatic, 1, (int64_t)digest);
-		sqlite3_bind_blob(r->st.kfstatic, 2, stat.s, (int)stat.len, SQLITE_STATIC);
-		if (rec_step(r, r->st.kfstatic, "keyframes") == 0)
+		sqlite3_bind_blob(r->st.kfstatic, 2, stat->s, (int)stat->len, SQLITE_STATIC);
+		if (rec_step(r, r->st.kfstatic, "keyframes") == 0) {
 			r->last_static = digest;
+			static_bytes(m, &r->static_raw);
+		}
 	}
+	return digest;
+}
+
+void rec_keyframe(struct rec *r, const struct model *m, const struct kf_pred *pred)
+{
+	struct sbuf *dyn = &r->kf_dyn;
+	uint64_t digest = write_static(r, m);
+	char hash[24];
+
+	sbuf_reset(dyn);
+	kf_encode_dyn(m, pred, dyn, &r->kf);
 	snprintf(hash, sizeof hash, "%016" PRIx64, model_hash(m));
 	sqlite3_bind_int64(r->st.kf, 1, r->group);
 	sqlite3_bind_int64(r->st.kf, 2, r->tick_time);
 	sqlite3_bind_text(r->st.kf, 3, hash, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(r->st.kf, 4, (int64_t)digest);
-	sqlite3_bind_blob(r->st.kf, 5, dyn.s, (int)dyn.len, SQLITE_STATIC);
+	sqlite3_bind_blob(r->st.kf, 5, dyn->s, (int)dyn->len, SQLITE_STATIC);
 	if (rec_step(r, r->st.kf, "keyframes") == 0) {
 		r->need_kf = 0;
 		r->stats.keyframes++;
 	}
-	sbuf_free(&stat);
-	sbuf_free(&dyn);
 }
 
 static int xid_waits(const struct model *m, uint32_t id)

@@ -12,6 +12,8 @@
 #include "evjson.h"
 #include "recorder.h"
 
+int rec_scale = 1;
+
 static struct rec *rec_of(const struct myriad *app)
 {
 	return app ? app->recorder : NULL;
@@ -104,20 +106,26 @@ static int pack(struct rec *r, const struct event *ev)
 		return 0;
 	node = kind == PK_GPU ? ev->u.sample.node : ev->u.ib.node;
 	idx = kind == PK_GPU ? ev->u.sample.gpu : ev->u.ib.port;
-	if (node < 0 || node >= r->win[kind].nnodes || idx < 0 || idx >= r->win[kind].per_node)
+	if (!r->win_tail && (node < 0 || node >= r->win[kind].nnodes || idx < 0 || idx >= r->win[kind].per_node))
 		return 0;
-	int id = src_id(r, ev->source ? ev->source : "");
+	int id = src_id(r, ev->source ? ev->source : ""), per_ib = r->win_tail ? r->chain.per_node[PK_IB] : r->win[PK_IB].per_node;
+	int32_t row;
 
 	if (id < 0)
 		return 0;
 	pack_values(ev, v);
-	int32_t row = series_append(window_series(&r->win[kind], node, idx), kind, r->group, ev->time - r->tick_time,
+	if (r->win_tail) {
+		if ((row = rectail_pack(r, ev, kind, node, idx, (uint16_t)id)) < 0)
+			return 0;
+	} else {
+		row = series_append(window_series(&r->win[kind], node, idx), kind, r->group, ev->time - r->tick_time,
 				    (uint16_t)id, v);
+		r->win[kind].rows++;
+	}
 	uint64_t key = (uint64_t)kind << 56 | (uint64_t)node << 24 | (uint64_t)idx;
 
-	r->win[kind].rows++;
 	if (kind == PK_IB && !r->down && !r->failed)
-		remember_ib(r, node * r->win[PK_IB].per_node + idx, ev->time, v);
+		remember_ib(r, node * per_ib + idx, ev->time, v);
 	if (r->narr == r->carr) {
 		r->carr = r->carr ? r->carr * 2 : 16384;
 		r->arr = xrealloc(r->arr, sizeof *r->arr * r->carr);
@@ -176,11 +184,14 @@ void rec_topology_meta(struct rec *r, const struct ev_topology *t)
 	    db_meta_set_i64(r->db, "nodes", t->nodes) < 0 ||
 	    db_meta_set_i64(r->db, "gpus_per_node", t->gpus_per_node) < 0 || db_meta_set_i64(r->db, "sus", t->sus) < 0)
 		rec_fail(r, "meta");
+	int64_t gpus = (int64_t)t->gpus * rec_scale;
+
+	r->tail_only = gpus >= TAIL_ONLY_GPUS;   /* from the next window on */
 	if (!r->kf_ticks_fixed) {
 		/* seek = keyframe + up to kf_ticks of events, whose cost grows
-		 * with the cluster: 120 s at 1,024 GPUs, 15 s at 10,240 (a
-		 * multiple or a divisor of the window) */
-		int64_t k = t->gpus > 0 ? 150LL * 1024 / t->gpus : KF_TICKS_MAX;
+		 * with the cluster: 120 s at 1,024 GPUs, 15 s at 10,240, 5 s at
+		 * 102,400 (a multiple or a divisor of the window) */
+		int64_t k = gpus > 0 ? (r->tail_only ? TAIL_KF_GPU_TICKS : 150LL * 1024) / gpus : KF_TICKS_MAX;
 
 		if (k >= r->chunk_ticks)
 			k = k / r->chunk_ticks * r->chunk_ticks;
@@ -196,8 +207,10 @@ static void on_topology(struct rec *r, const struct ev_topology *t)
 {
 	r->topo_changed = 1;
 	r->nopack = 1;
-	if (!r->down && !r->failed)
+	if (!r->down && !r->failed) {
+		rec_page_size(r, t->gpus);
 		rec_topology_meta(r, t);
+	}
 }
 
 static void write_event(struct rec *r, const struct event *ev, int64_t seq)
@@ -232,8 +245,12 @@ static void write_event(struct rec *r, const struct event *ev, int64_t seq)
 
 static void window_start(struct rec *r, const struct model *m)
 {
-	window_init(&r->win[PK_GPU], PK_GPU, m->nnodes, m->gpus_per_node);
-	window_init(&r->win[PK_IB], PK_IB, m->nnodes, m->topo.rails);
+	if (r->tail_only) {
+		rectail_start(r, m);
+	} else {
+		window_init(&r->win[PK_GPU], PK_GPU, m->nnodes, m->gpus_per_node);
+		window_init(&r->win[PK_IB], PK_IB, m->nnodes, m->topo.rails);
+	}
 	if (r->hist.nports != m->nnodes * m->topo.rails) {
 		free(r->hist.p);
 		free(r->hist_group);
@@ -253,7 +270,10 @@ static void window_advance(struct rec *r)
 {
 	if (!r->have_win || (r->group + 1 < r->w_end && !r->topo_changed))
 		return;
-	spread_close(r, r->group + 1);
+	if (r->win_tail)
+		rectail_close(r);
+	else
+		spread_close(r, r->group + 1);
 }
 
 /* ---- groups ---- */
@@ -280,7 +300,11 @@ static void write_group(struct rec *r)
 	rec_step(r, st, "ticks");
 	if (r->narr && !r->failed) {
 		sbuf_reset(&r->buf2);
-		tail_encode(&r->buf2, r->win, r->w0, r->group, r->arr, r->narr, (const char *const *)r->srcs, r->nsrcs);
+		if (r->win_tail)
+			rectail_encode(r, &r->buf2);
+		else
+			tail_encode(&r->buf2, r->win, r->w0, r->group, r->arr, r->narr, (const char *const *)r->srcs,
+				    r->nsrcs);
 		sqlite3_bind_int64(r->st.tail, 1, r->group);
 		sqlite3_bind_blob(r->st.tail, 2, r->buf2.s, (int)r->buf2.len, SQLITE_STATIC);
 		rec_step(r, r->st.tail, "tail");
@@ -310,8 +334,8 @@ static void end_group(struct rec *r)
 			db_exec(r->db, "ROLLBACK", NULL);
 		r->in_txn = 0;
 		r->stats.lost++;
-		for (int k = 0; k < PK_COUNT && r->have_win; k++)
-			tail_reset_bases(&r->win[k]);   /* rows not in the file are no base */
+		for (int k = 0; k < PK_COUNT && r->have_win; k++)   /* rows not in the file are no base */
+			r->win_tail ? chain_reset(&r->chain, k) : tail_reset_bases(&r->win[k]);
 		undo_ib(r);                             /* nor a prediction */
 		r->last_static = 0;                     /* nor, maybe, the keyframe's static part */
 		if (r->failed) {
@@ -351,7 +375,7 @@ static void begin_group(struct rec *r, const struct event *ev, int has_tick)
 	r->tick_num = has_tick ? ev->u.tick.tick : 0;
 	snprintf(r->tick_src, sizeof r->tick_src, "%s", ev->source ? ev->source : "");
 	r->seq = 0;
-	r->narr = 0;
+	r->narr = r->ntev = 0;
 	r->canonical = 1;
 	r->last_key = 0;
 	r->nopack = 0;
@@ -375,8 +399,13 @@ static void begin_group(struct rec *r, const struct event *ev, int has_tick)
 		rec_inventory(r, &r->app->model);
 		r->inventory_in_txn = 1;
 	}
-	if (keyframe_due(r))
-		rec_keyframe(r, &r->app->model, r->hist.nports ? predict(r) : NULL);
+	if (r->win_tail && r->group % TAIL_IB_TICKS == 0)
+		chain_reset(&r->chain, PK_IB);    /* a keyframe's prediction reads IB rows from here */
+	if (!keyframe_due(r))
+		return;
+	if (r->win_tail)
+		chain_reset(&r->chain, PK_GPU);   /* a seek from it reads its GPU samples from here */
+	rec_keyframe(r, &r->app->model, r->hist.nports ? predict(r) : NULL);
 }
 
 void rec_event(struct rec *r, const struct event *ev)

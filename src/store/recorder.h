@@ -50,6 +50,11 @@ struct rec {
 	int have_win, topo_changed;
 	int64_t w0, w_end;
 	struct window win[PK_COUNT];
+	int tail_only;                /* new windows keep their samples in tail rows (rectail.c) */
+	int win_tail;                 /* the current window does */
+	struct tail_chain chain;      /* tail rows: each series' last values */
+	struct tev *tev;              /* tail rows: the group's packed events */
+	size_t ntev, ctev;
 	char **srcs;
 	int nsrcs, last_src;
 	int chunk_ticks, kf_ticks, kf_ticks_fixed;
@@ -71,7 +76,10 @@ struct rec {
 	} *undo;
 	size_t nundo, cundo;
 	int kf_first;                 /* opened on a model with an inventory */
-	uint64_t last_static;
+	uint64_t last_static;         /* the kfstatic row written last (0: none, or maybe lost) */
+	struct sbuf static_raw;       /* the GPUs' UUIDs, PCI ids and names it was made of */
+	struct kf_scratch kf;         /* keyframe buffers, kept */
+	struct sbuf kf_stat, kf_dyn;
 	/* failures */
 	int failed;                   /* a write of this group failed */
 	int down;                     /* not writing until retry_group */
@@ -87,6 +95,10 @@ struct rec {
 	int trace;                    /* MYRIAD_LOG_TRACE: say each commit on stderr */
 };
 
+/* Tests: the recorder's choices by size (tail rows, the keyframe interval,
+ * the page size) take the cluster for this many times bigger than it is. */
+extern int rec_scale;
+
 /* recfile.c */
 int rec_open_file(struct rec *r, const char *path, char **err);
 void rec_close_file(struct rec *r);
@@ -97,6 +109,7 @@ void rec_faults(struct rec *r, const struct model *m);
 void rec_fault_gpus(struct rec *r, const struct model *m);   /* after a GPU's identity */
 void rec_nodes_from_model(struct rec *r, const struct model *m);
 void rec_inventory(struct rec *r, const struct model *m);           /* meta rows and nodes */
+void rec_page_size(struct rec *r, int64_t gpus);   /* a large cluster's file, while still empty */
 /* recorder.c */
 void rec_event(struct rec *r, const struct event *ev);
 void rec_topology_meta(struct rec *r, const struct ev_topology *t);
@@ -108,6 +121,13 @@ void rec_finish(struct rec *r);
 void spread_close(struct rec *r, int64_t t1);
 void spread_step(struct rec *r);
 void spread_end_group(struct rec *r, int ok);
+/* rectail.c: the windows of a recording that keeps its samples in tail
+ * rows: an event packed (its row, or -1 if out of the inventory), a window
+ * started and closed, the group's tail row */
+int rectail_pack(struct rec *r, const struct event *ev, int kind, int32_t node, int32_t idx, uint16_t src);
+void rectail_start(struct rec *r, const struct model *m);
+void rectail_close(struct rec *r);
+void rectail_encode(struct rec *r, struct sbuf *out);
 /* retention.c, within the open transaction: down-sampling, up to n chunks a
  * group; the age and size bounds, after a window's chunks are all written */
 void retention_step(struct rec *r, int n);

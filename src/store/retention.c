@@ -158,7 +158,9 @@ out:
 }
 
 /* Drops everything before the newest keyframe at or before `before`,
- * keeping the samples of the KF_PRED_TICKS ticks its prediction needs. */
+ * keeping the samples of the KF_PRED_TICKS ticks its prediction needs, in
+ * tail rows from where their IB readings start over (TAIL_IB_TICKS: the
+ * rows after it are relative to it). */
 static void drop_before(struct rec *r, int64_t before)
 {
 	char sql[1024];
@@ -170,12 +172,13 @@ static void drop_before(struct rec *r, int64_t before)
 		return;
 	snprintf(sql, sizeof sql,
 		 "DELETE FROM events WHERE id < %1$lld * 4294967296; DELETE FROM ticks WHERE tick < %2$lld;"
-		 "DELETE FROM tail WHERE tick < %2$lld; DELETE FROM samples WHERE t1 <= %2$lld;"
+		 "DELETE FROM tail WHERE tick < %3$lld; DELETE FROM samples WHERE t1 <= %2$lld;"
 		 "DELETE FROM keyframes WHERE tick < %1$lld; DELETE FROM faults WHERE tick < %1$lld;"
 		 "DELETE FROM kfstatic WHERE digest NOT IN (SELECT static FROM keyframes);"
 		 "INSERT OR REPLACE INTO meta(key, value) VALUES('first_tick', %1$lld);"
 		 "PRAGMA incremental_vacuum;",
-		 (long long)k, (long long)(k - KF_PRED_TICKS));
+		 (long long)k, (long long)(k - KF_PRED_TICKS),
+		 (long long)(MAX(k - KF_PRED_TICKS, 0) / TAIL_IB_TICKS * TAIL_IB_TICKS));
 	if (db_exec(r->db, sql, NULL) < 0)
 		rec_fail(r, "retention");
 }

@@ -156,7 +156,7 @@ void spread_step(struct rec *r)
 		write_units(r, r->flush_all ? INT64_MAX : MAX(share, (left + groups - 1) / groups));
 	if (r->flush_all)   /* at close: the window being down-sampled, all of it */
 		retention_step(r, INT32_MAX);
-	else if (!r->have_old)
+	else if (!r->have_old && !r->win_tail)   /* tail rows are not down-sampled (myriad-log(5)) */
 		retention_step(r, (2 * r->win[PK_GPU].nnodes + SPREAD_TICKS - 1) / SPREAD_TICKS);
 }
 

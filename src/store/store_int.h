@@ -21,6 +21,23 @@
 #define CHUNK_TICKS 60
 #define MAX_CHUNK_TICKS 3600          /* the most a reader takes from a file's meta */
 #define KF_TICKS_MAX 600
+/* From this size on a recording keeps its samples in tail rows, a row per
+ * tick, instead of packing each window into chunks per node (myriad-log(5)):
+ * a seek then reads the rows from the keyframe on, not a whole window of
+ * chunks (70 million values at 102,400 GPUs), and keyframes come every
+ * TAIL_KF_GPU_TICKS / GPUs ticks (5 at 102,400) so that a seek applies a
+ * few ticks of events, not fifteen. The rows are no bigger than chunks at
+ * that size (the samples of one tick relative to the tick before). */
+#define TAIL_ONLY_GPUS 32768
+#define TAIL_KF_GPU_TICKS 512000
+/* Their files have pages of 16 KB, not 1 KB: a tick's row of 600 KB is 38
+ * pages to read, not 600 (chosen while the file is still empty). */
+#define TAIL_PAGE_SIZE 16384
+/* Their IB rows start over every TAIL_IB_TICKS ticks too, not only with a
+ * window: a keyframe's prediction (the IB readings of the 30 ticks before
+ * it) is then read from at most 59 rows back, not 89 (some 2 % more bytes:
+ * a tick's IB readings relative to nothing cost 80 KB more). */
+#define TAIL_IB_TICKS 30
 
 /* ---- db.c ---- */
 /* Opens (creating if create) a log. Newer schema: opened read-only with a
@@ -28,6 +45,8 @@
 int db_open(const char *path, int create, int readonly, sqlite3 **db, char **warn, char **err);
 /* Creates the tables of schema version `version` (tests build old files). */
 int db_create_schema(sqlite3 *db, int version, char **err);
+/* Another page size for a file with no transaction open (VACUUM). */
+int db_set_page_size(sqlite3 *db, int size, char **err);
 int db_exec(sqlite3 *db, const char *sql, char **err);
 sqlite3_stmt *db_prep(sqlite3 *db, const char *sql, char **err);
 int db_meta_set(sqlite3 *db, const char *key, const char *value);
@@ -76,7 +95,7 @@ struct reader {
 	int64_t start_time;           /* meta start (us) */
 	int chunk_ticks;
 	int kf_usable;                /* keyframes of this build's layout */
-	sqlite3_stmt *q_tick, *q_events, *q_chunks, *q_tail, *q_kf, *q_kfstatic, *q_window, *q_has_tail;
+	sqlite3_stmt *q_tick, *q_events, *q_chunks, *q_tail, *q_kf, *q_kfstatic, *q_window, *q_has_tail, *q_tail_rows;
 	/* the window of packed events loaded */
 	int64_t w0, w1;               /* [w0, w1) */
 	int w_tail;                   /* from tail rows (arrival order) */
@@ -90,12 +109,26 @@ struct reader {
 	size_t lay_cap;
 	size_t *bucket;               /* rows of tick w0 + t: refs[bucket[t] .. bucket[t + 1]) */
 	struct rowref *refs, *lrefs;  /* canonical order; a layout's order */
-	size_t lrefs_cap;
+	size_t nrefs, refs_cap, lrefs_cap;
+	/* a window read from tail rows (readtail.c) */
+	struct tail_chain chain, pchain;   /* each series' last value: the window's, a prediction's */
+	struct tail_scratch ts;
+	int64_t gpu_from;             /* GPU samples read from this tick on */
+	int64_t pred_from, pred_k;    /* pchain holds the IB rows of [pred_from, pred_k), or pred_k -1 */
+	struct tick_vals {            /* per tick of the window: the values its references point into */
+		int32_t *v32;
+		int64_t *v64;
+		size_t n32, cap32, n64, cap64;
+	} *tv;
+	size_t ntv;
 	int64_t tail_upto;            /* tail window: rows decoded up to this tick */
 	const char **tsrcs;           /* tail window: its source table */
 	int ntsrcs;
 	int downsampled_hit;          /* a group emitted from a down-sampled window */
 	int64_t ticks_time[32];       /* keyframe prediction: tick times (>= KF_PRED_TICKS) */
+	struct kf_scratch *kf;        /* keyframe buffers, kept */
+	void *pred_buf;               /* a keyframe's IB prediction, kept (18 MB at 102,400 GPUs) */
+	size_t pred_bytes;
 	/* damaged rows skipped: said through on_bad (else stderr), once each */
 	void (*on_bad)(void *ctx, const char *msg);
 	void *bad_ctx;
@@ -120,6 +153,12 @@ int reader_group(struct reader *r, const struct tick_row *tr, int64_t from_seq,
 int reader_keyframe(struct reader *r, int64_t tick, struct model *m, int64_t *kf_tick, char **err);
 /* Is the window holding tick down-sampled? */
 int reader_downsampled(struct reader *r, int64_t tick);
+/* readtail.c: the tail window [w0, w1) read up to tick; the IB readings
+ * of the tail rows of [lo, k) into a keyframe's prediction (ok[t - lo]:
+ * tick t is committed, its time in ticks_time). */
+int readtail_window(struct reader *r, int64_t w0, int64_t w1, int64_t tick, char **err);
+struct kf_pred;
+void readtail_pred(struct reader *r, int64_t lo, int64_t k, const uint8_t *ok, struct kf_pred *pred);
 
 /* ---- replay.c (for cli.c) ---- */
 int replay_goto(struct myriad *app, int64_t group, char **err);     /* the model after that group */

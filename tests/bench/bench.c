@@ -6,6 +6,8 @@
  *     GPUs, and the first frame at 102,400 GPUs (bench_scale.c)
  *   nodeset fold of 10,240 names      vs ClusterShell's NodeSet (python3),
  *     gpu[00001-10240] and gpu[0001-1280]-ib[0-7]
+ *   one Slurm poll at 102,400 GPUs  vs jansson on the whole documents
+ *     (bench_slurm_doc.c)
  *   one tick through Prometheus     vs the same through 1,280 SSH streams
  *     (bench_prom.c), and 102,400 GPUs through Prometheus
  *   the what-if twin's error against the simulator, and its speed
@@ -22,6 +24,7 @@
 #include "sim/sim.h"
 
 void bench_prometheus(struct myriad *app);   /* bench_prom.c */
+void bench_slurm_docs(void);                 /* bench_slurm_doc.c */
 void bench_scale(struct myriad *app);        /* bench_scale.c */
 void bench_twin(void);                       /* bench_twin.c */
 
@@ -333,6 +336,7 @@ int main(void)
 	bench_parse(&app);
 	bench_scale(&app);
 	bench_slurm_poll(&app);
+	bench_slurm_docs();
 	bench_prometheus(&app);
 	bench_nodeset(&app.model);
 	bench_twin();

@@ -10,8 +10,11 @@
  *     it, and the recorder's own time (mean, slowest tick, over 3 runs);
  *   seek time (keyframe + events, model rebuilt) in the hour, in a projected
  *     day (the hour repeated 24 times in one file) and at 10,240 GPUs.
+ * and at 102,400 GPUs (bench_big.c): the recorder's CPU per tick, bytes per
+ *   sample and seeks, beside today's figures.
  * BENCH_STORE_TICKS shortens the hour; BENCH_PROM_NODES sets the nodeset
- * given to Prometheus (default gpu[0001-0016]; "all" for every node).
+ * given to Prometheus (default gpu[0001-0016]; "all" for every node);
+ * BENCH_STORE_BIG=0 leaves out 102,400 GPUs.
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +25,8 @@
 #include "store/store_int.h"
 
 static char dir[128];
+
+void bench_big(const char *dir);   /* bench_big.c */
 
 static char *path_in(const char *name)
 {
@@ -484,6 +489,8 @@ int main(void)
 	printf("projected day: %.1f MB at 1,024 GPUs\n", (double)file_size(day) / 1e6);
 	bench_seek(day, "a projected day (the hour x 24, 1,024 GPUs)", 50);
 	bench_seek(big, "240 ticks of 10,240 GPUs", 30);
+	if (!getenv("BENCH_STORE_BIG") || strcmp(getenv("BENCH_STORE_BIG"), "0"))
+		bench_big(dir);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	run_ms(cmd, &rc);
 	free(big);
