@@ -319,7 +319,7 @@ int main(void)
 	long rss0 = rss_kb();
 	const char *only = getenv("BENCH_ONLY");
 
-	if (only && !strcmp(only, "twin")) {   /* BENCH_ONLY=twin: the what-if twin alone */
+	if (only && !strcmp(only, "twin")) {   /* BENCH_ONLY=twin: the what-if twin alone (or scale, below) */
 		bench_twin();
 		return 0;
 	}
@@ -330,6 +330,12 @@ int main(void)
 	}
 	app_tick(&app);
 	long rss1 = rss_kb();   /* before the benchmarks that load 102,400 GPUs */
+
+	if (only && !strcmp(only, "scale")) {   /* BENCH_ONLY=scale: the ticks and the first frame alone */
+		bench_scale(&app);
+		app_free(&app);
+		return 0;
+	}
 
 	printf("myriad bench: embedded cluster of %d GPUs, %d nodes, %d SUs\n", app.model.ngpus, app.model.nnodes,
 	       app.model.topo.sus);
