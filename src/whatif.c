@@ -185,23 +185,6 @@ static void sum_up(const struct twin_result *r, int64_t horizon, struct whatif_f
 
 /* ---- the difference ---- */
 
-static const struct twin_fate *find_fate(const struct twin_result *r, uint32_t id)
-{
-	int32_t lo = 0, hi = r->nfates;
-
-	while (lo < hi) {
-		int32_t mid = (lo + hi) / 2;
-
-		if (r->fates[mid].id == id)
-			return &r->fates[mid];
-		if (r->fates[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 static int killed_state(int s)
 {
 	return s == JOB_CANCELLED || s == JOB_FAILED || s == JOB_NODE_FAIL;
@@ -226,7 +209,7 @@ void whatif_compare(const struct twin_result *base, const struct twin_result *wi
 		d->nodes_out = d->gpus_out / MAX(1, m_gpn);
 	}
 	for (int32_t i = 0; i < with->nfates; i++) {
-		const struct twin_fate *w = &with->fates[i], *b = find_fate(base, w->id);
+		const struct twin_fate *w = &with->fates[i], *b = twin_fate_find(base, w->id);
 		int64_t bs, ws;
 
 		if (!b)
@@ -307,4 +290,17 @@ void whatif_report_free(struct whatif_report *r)
 	free(r->base_pts);
 	free(r->with_pts);
 	r->base_pts = r->with_pts = NULL;
+}
+
+struct whatif_spread whatif_spread(const double *v, int n)
+{
+	struct whatif_spread s = {0, n > 0 ? v[0] : 0, n > 0 ? v[0] : 0};
+
+	for (int k = 0; k < n; k++) {
+		s.mean += v[k];
+		s.min = MIN(s.min, v[k]);
+		s.max = MAX(s.max, v[k]);
+	}
+	s.mean /= MAX(1, n);
+	return s;
 }

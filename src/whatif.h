@@ -70,4 +70,10 @@ void whatif_report_free(struct whatif_report *r);
 void whatif_compare(const struct twin_result *base, const struct twin_result *with, int64_t horizon, int32_t gpn,
 		    struct whatif_report *r, struct whatif_diff *d);
 
+/* The mean, least and greatest of n values (a figure over the runs). */
+struct whatif_spread {
+	double mean, min, max;
+};
+struct whatif_spread whatif_spread(const double *v, int n);
+
 #endif

@@ -376,7 +376,8 @@ static void apply(struct twin *tw, const struct twin_act *a, struct twin_result 
 
 /* ---- stepping and what it shows ---- */
 
-static struct twin_fate *fate_of(struct twin_result *r, uint32_t id)
+/* Where id is in r's fates, or where it would go (*at). */
+static int32_t fate_pos(const struct twin_result *r, uint32_t id, int *at)
 {
 	int32_t lo = 0, hi = r->nfates;
 
@@ -384,12 +385,30 @@ static struct twin_fate *fate_of(struct twin_result *r, uint32_t id)
 		int32_t mid = (lo + hi) / 2;
 
 		if (r->fates[mid].id == id)
-			return &r->fates[mid];
+			return *at = 1, mid;
 		if (r->fates[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return *at = 0, lo;
+}
+
+const struct twin_fate *twin_fate_find(const struct twin_result *r, uint32_t id)
+{
+	int at;
+	int32_t i = fate_pos(r, id, &at);
+
+	return at ? &r->fates[i] : NULL;
+}
+
+static struct twin_fate *fate_of(struct twin_result *r, uint32_t id)
+{
+	int at;
+	int32_t lo = fate_pos(r, id, &at);
+
+	if (at)
+		return &r->fates[lo];
 	if (r->nfates == r->cfates) {
 		r->cfates = r->cfates ? r->cfates * 2 : 1024;
 		r->fates = xrealloc(r->fates, (size_t)r->cfates * sizeof *r->fates);

@@ -85,5 +85,7 @@ struct twin_result {
 int twin_run(const struct twin_seed *seed, const struct twin_act *acts, int nacts, int64_t horizon_s,
 	     int32_t sample_s, uint64_t wseed, struct twin_result *out, char *err, size_t errlen);
 void twin_result_free(struct twin_result *r);
+/* A job's fate in r, or NULL. */
+const struct twin_fate *twin_fate_find(const struct twin_result *r, uint32_t id);
 
 #endif

@@ -142,25 +142,11 @@ static void take_free(struct whatif_take *w)
 
 #define RUNS(r, expr) for (int k_ = 0; k_ < (r)->runs; k_++) { int k = k_; v[k] = (expr); }
 
-struct spread { double mean, min, max; };
-
-static struct spread spread_of(const double *v, int n)
-{
-	struct spread s = {0, v[0], v[0]};
-
-	for (int k = 0; k < n; k++) {
-		s.mean += v[k];
-		s.min = MIN(s.min, v[k]);
-		s.max = MAX(s.max, v[k]);
-	}
-	s.mean /= MAX(1, n);
-	return s;
-}
 
 /* key: the mean in d, {min max} in sd (with several runs). */
 static void put(Tcl_Obj *d, Tcl_Obj *sd, const char *key, const double *v, int n)
 {
-	struct spread s = spread_of(v, n);
+	struct whatif_spread s = whatif_spread(v, n);
 	Tcl_Obj *mm;
 
 	tc_ddbl(d, key, s.mean);
@@ -293,13 +279,13 @@ static Tcl_Obj *report_dict(const struct whatif_report *r, struct whatif_take *w
 
 static double mean_of(const struct whatif_report *r, const double *v)
 {
-	return spread_of(v, r->runs).mean;
+	return whatif_spread(v, r->runs).mean;
 }
 
 static void row(struct sbuf *b, const struct whatif_report *r, const char *what, const double *base,
 		const double *with, int decimals)
 {
-	struct spread sb = spread_of(base, r->runs), sw = spread_of(with, r->runs);
+	struct whatif_spread sb = whatif_spread(base, r->runs), sw = whatif_spread(with, r->runs);
 	char a[48], c[48], ch[24];
 
 	snprintf(a, sizeof a, "%.*f", decimals, sb.mean);

@@ -234,23 +234,9 @@ static void fmt_val(double v, int kind, int sign, char *buf, size_t size)
 	snprintf(buf, size, "%s%s", v < 0 ? "-" : sign ? "+" : "", s);
 }
 
-struct spread { double mean, min, max; };
-
-static struct spread spread_of(const double *v, int n)
-{
-	struct spread s = {0, v[0], v[0]};
-
-	for (int k = 0; k < n; k++) {
-		s.mean += v[k];
-		s.min = MIN(s.min, v[k]);
-		s.max = MAX(s.max, v[k]);
-	}
-	s.mean /= MAX(1, n);
-	return s;
-}
 
 /* "-0.5 .. +0.2" when the runs differ, else "". */
-static void fmt_spread(struct spread s, int kind, int sign, char *buf, size_t size)
+static void fmt_spread(struct whatif_spread s, int kind, int sign, char *buf, size_t size)
 {
 	char a[48], b[48];
 
@@ -358,10 +344,10 @@ static int table(const struct whatif_view *w, const struct view *v, int y)
 			x[k] = fut(&r->with[k], rows[i].what);
 			d[k] = x[k] - b[k];
 		}
-		fmt_val(spread_of(b, r->runs).mean, rows[i].kind, 0, sb, sizeof sb);
-		fmt_val(spread_of(x, r->runs).mean, rows[i].kind, 0, sw, sizeof sw);
-		fmt_val(spread_of(d, r->runs).mean, rows[i].kind, 1, sc, sizeof sc);
-		fmt_spread(spread_of(d, r->runs), rows[i].kind, 1, ss, sizeof ss);
+		fmt_val(whatif_spread(b, r->runs).mean, rows[i].kind, 0, sb, sizeof sb);
+		fmt_val(whatif_spread(x, r->runs).mean, rows[i].kind, 0, sw, sizeof sw);
+		fmt_val(whatif_spread(d, r->runs).mean, rows[i].kind, 1, sc, sizeof sc);
+		fmt_spread(whatif_spread(d, r->runs), rows[i].kind, 1, ss, sizeof ss);
 		table_row(v, y++, rows[i].label, sb, sw, sc, ss);
 	}
 	return y;
@@ -369,7 +355,7 @@ static int table(const struct whatif_view *w, const struct view *v, int y)
 
 enum dk { D_KILLED, D_REQUEUED, D_REQ_GPUS, D_DELAYED, D_P50, D_MAX };
 
-static struct spread diff_spread(const struct whatif_report *r, int what)
+static struct whatif_spread diff_spread(const struct whatif_report *r, int what)
 {
 	double v[WHATIF_RUNS_MAX] = {0};
 
@@ -379,7 +365,7 @@ static struct spread diff_spread(const struct whatif_report *r, int what)
 		v[k] = what == D_KILLED ? d->killed : what == D_REQUEUED ? d->requeued : what == D_REQ_GPUS
 		       ? d->requeued_gpus : what == D_DELAYED ? d->delayed : what == D_P50 ? d->delay_p50 : d->delay_max;
 	}
-	return spread_of(v, r->runs);
+	return whatif_spread(v, r->runs);
 }
 
 /* The jobs the actions kill, requeue and delay; their spread over the runs. */

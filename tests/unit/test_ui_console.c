@@ -11,7 +11,10 @@
 #include "stream.h"
 #include "ui/ui_int.h"
 
-static struct myriad *start(const char *spec, int ticks)
+/* The embedded simulator of spec, ticks in (the UI tests' cluster;
+ * test_ui_whatif.c too). */
+struct myriad *ui_test_start(const char *spec, int ticks);
+struct myriad *ui_test_start(const char *spec, int ticks)
 {
 	static struct myriad app;
 	char *err = NULL;
@@ -70,7 +73,7 @@ static void keys(struct console *c, const char *ks)
  * per SU when that fits, SU pairs in half cells when nothing else does. */
 TEST(ui_console_utilization_zooms_to_what_fits)
 {
-	struct myriad *app = start("gpus=10240,seed=1", 2);
+	struct myriad *app = ui_test_start("gpus=10240,seed=1", 2);
 	static const struct {
 		int w, h;
 		const char *want, *not;
@@ -200,7 +203,7 @@ static void construct(struct myriad *app)
 
 TEST(ui_console_every_panel_draws_the_constructed_state)
 {
-	struct myriad *app = start("gpus=256,seed=1,accel=0", 3);
+	struct myriad *app = ui_test_start("gpus=256,seed=1,accel=0", 3);
 	struct console *c = console_new(app, NULL, 200, 60);
 
 	app->console = c;
@@ -270,7 +273,7 @@ TEST(ui_console_every_panel_draws_the_constructed_state)
 /* The same state at 80x24: each panel still shows what matters. */
 TEST(ui_console_small_screen_keeps_the_constructed_state)
 {
-	struct myriad *app = start("gpus=256,seed=1,accel=0", 3);
+	struct myriad *app = ui_test_start("gpus=256,seed=1,accel=0", 3);
 	struct console *c = console_new(app, NULL, 80, 24);
 
 	app->console = c;
@@ -294,7 +297,7 @@ TEST(ui_console_small_screen_keeps_the_constructed_state)
 
 TEST(ui_console_help_lists_every_bound_key)
 {
-	struct myriad *app = start("gpus=256", 2);
+	struct myriad *app = ui_test_start("gpus=256", 2);
 	struct console *c = console_new(app, NULL, 200, 60);
 	char name[32], *s;
 
@@ -325,7 +328,7 @@ TEST(ui_console_help_pages_reach_every_section_at_any_size)
 	static const char *const titles[] = {"Utilization panel", "Global keys", "Topology panel", "Power panel",
 					     "Faults panel", "Jobs panel", "Node panel", "Log panel"};
 	static const int sizes[][2] = {{40, 10}, {60, 16}, {80, 24}, {120, 40}, {200, 60}, {300, 80}, {160, 12}};
-	struct myriad *app = start("gpus=256", 2);
+	struct myriad *app = ui_test_start("gpus=256", 2);
 
 	for (unsigned z = 0; z < ARRAY_LEN(sizes); z++) {
 		struct console *c = console_new(app, NULL, sizes[z][0], sizes[z][1]);
@@ -365,7 +368,7 @@ TEST(ui_console_help_pages_reach_every_section_at_any_size)
 
 TEST(ui_console_drain_key_builds_the_tcl_command_and_asks)
 {
-	struct myriad *app = start("gpus=256,seed=1", 3);
+	struct myriad *app = ui_test_start("gpus=256,seed=1", 3);
 	struct console *c = console_new(app, NULL, 200, 60);
 
 	app->console = c;
@@ -395,7 +398,7 @@ TEST(ui_console_drain_key_builds_the_tcl_command_and_asks)
  * temperature has its own colour ramp. */
 TEST(ui_console_ranks_the_worst_gpus_first)
 {
-	struct myriad *app = start("gpus=256,seed=1,accel=0", 3);
+	struct myriad *app = ui_test_start("gpus=256,seed=1,accel=0", 3);
 	struct console *c = console_new(app, NULL, 200, 60);
 	const struct model *m = &app->model;
 	int32_t idlest = -1, hottest = -1;
@@ -431,7 +434,7 @@ TEST(ui_console_ranks_the_worst_gpus_first)
 /* The mouse wheel scrolls what the arrow keys move, three rows a notch. */
 TEST(ui_console_wheel_moves_the_cursor)
 {
-	struct myriad *app = start("gpus=256,seed=1", 3);
+	struct myriad *app = ui_test_start("gpus=256,seed=1", 3);
 	struct console *c = console_new(app, NULL, 200, 60);
 	struct target t0 = TARGET_NONE, t1 = TARGET_NONE, t2 = TARGET_NONE;
 
@@ -458,7 +461,7 @@ TEST(ui_console_wheel_moves_the_cursor)
  * GPUs of the node, then on to the node below. */
 TEST(ui_console_arrows_reach_a_single_gpu)
 {
-	struct myriad *app = start("gpus=2048,seed=1", 3);
+	struct myriad *app = ui_test_start("gpus=2048,seed=1", 3);
 	struct console *c = console_new(app, NULL, 200, 60);
 	struct target t = TARGET_NONE;
 
@@ -481,7 +484,7 @@ TEST(ui_console_arrows_reach_a_single_gpu)
 /* The power panel ranks its scalable units: s puts the hungriest first. */
 TEST(ui_console_power_sorts_sus_highest_first)
 {
-	struct myriad *app = start("gpus=2048,seed=1", 3);
+	struct myriad *app = ui_test_start("gpus=2048,seed=1", 3);
 	struct console *c = console_new(app, NULL, 200, 60);
 	const struct model *m = &app->model;
 	double w[64] = {0};
@@ -512,7 +515,7 @@ TEST(ui_console_power_sorts_sus_highest_first)
  * and the worst mode, Enter opens the SU's nodes and back returns. */
 TEST(ui_console_the_whole_fleet_in_one_view)
 {
-	struct myriad *app = start("gpus=20480,seed=1,accel=0", 2);   /* 80 SUs */
+	struct myriad *app = ui_test_start("gpus=20480,seed=1,accel=0", 2);   /* 80 SUs */
 	struct console *c = console_new(app, NULL, 80, 24);
 	static const char kmsg[] = "NVRM: Xid (PCI:0000:3a:00): 79, pid=0, GPU has fallen off the bus.\n";
 	struct stream st;
@@ -552,7 +555,7 @@ TEST(ui_console_the_whole_fleet_in_one_view)
 
 TEST(ui_console_filter_and_unbound_keys)
 {
-	struct myriad *app = start("gpus=256,seed=1", 3);
+	struct myriad *app = ui_test_start("gpus=256,seed=1", 3);
 	struct console *c = console_new(app, NULL, 200, 60);
 
 	app->console = c;
@@ -572,7 +575,7 @@ TEST(ui_console_filter_and_unbound_keys)
 
 TEST(ui_console_redraw_of_10240_gpus)
 {
-	struct myriad *app = start("", 2);
+	struct myriad *app = ui_test_start("", 2);
 	struct console *c = console_new(app, NULL, 200, 60);
 	int64_t t0;
 
@@ -590,7 +593,7 @@ TEST(ui_console_redraw_of_10240_gpus)
 
 TEST(ui_console_mouse_clicks_select)
 {
-	struct myriad *app = start("gpus=256,seed=1", 2);
+	struct myriad *app = ui_test_start("gpus=256,seed=1", 2);
 	struct console *c = console_new(app, NULL, 200, 60);
 
 	app->console = c;
@@ -609,7 +612,7 @@ TEST(ui_console_mouse_clicks_select)
 
 TEST(ui_console_log_keeps_the_audit_trail)
 {
-	struct myriad *app = start("gpus=256,seed=1", 2);
+	struct myriad *app = ui_test_start("gpus=256,seed=1", 2);
 	struct console *c = console_new(app, NULL, 200, 60);
 	struct event ev;
 

@@ -12,23 +12,7 @@
 #include "ui/ui_int.h"
 #include "action/action.h"
 
-static struct myriad *start(const char *spec, int ticks)
-{
-	static struct myriad app;
-	char *err = NULL;
-
-	setlocale(LC_CTYPE, "C.UTF-8");
-	text_utf8 = 1;
-	app_init(&app);
-	if (app_add_source(&app, "sim", spec, &err) < 0) {
-		fprintf(stderr, "  sim: %s\n", err);
-		free(err);
-		test_failures++;
-	}
-	for (int i = 0; i < ticks; i++)
-		app_tick(&app);
-	return &app;
-}
+struct myriad *ui_test_start(const char *spec, int ticks);   /* test_ui_console.c */
 
 static void keys(struct console *c, const char *ks)
 {
@@ -102,7 +86,7 @@ static int gpus_change(struct console *c)
 
 TEST(ui_whatif_drain_of_a_node_fits_80x24_and_sends_nothing)
 {
-	struct myriad *app = start("gpus=256,seed=1", 3);
+	struct myriad *app = ui_test_start("gpus=256,seed=1", 3);
 	static const int sizes[][2] = {{80, 24}, {200, 60}};
 
 	for (unsigned s = 0; s < ARRAY_LEN(sizes); s++) {
@@ -147,7 +131,7 @@ TEST(ui_whatif_drain_of_a_node_fits_80x24_and_sends_nothing)
 
 TEST(ui_whatif_on_a_nodeset_an_su_and_a_job)
 {
-	struct myriad *app = start("gpus=20480,seed=1,accel=0", 2);   /* 80 SUs: the fleet view at 80x24 */
+	struct myriad *app = ui_test_start("gpus=20480,seed=1,accel=0", 2);   /* 80 SUs: the fleet view at 80x24 */
 	struct console *c = console_new(app, NULL, 80, 24);
 
 	app->console = c;
@@ -174,7 +158,7 @@ TEST(ui_whatif_on_a_nodeset_an_su_and_a_job)
 /* Where nothing is selected the key says so and opens nothing. */
 TEST(ui_whatif_needs_a_selection)
 {
-	struct myriad *app = start("gpus=256,seed=1", 2);
+	struct myriad *app = ui_test_start("gpus=256,seed=1", 2);
 	struct console *c = console_new(app, NULL, 120, 40);
 
 	app->console = c;
