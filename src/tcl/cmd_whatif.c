@@ -347,6 +347,28 @@ static int int_opt(struct tcl_call *c, const char *name, int64_t lo, int64_t hi,
 	return 0;
 }
 
+/* The twins run in this call, on the loop: in the console and in hooks a
+ * what-if that would take longer than their time budget (guard -command-ms,
+ * -hook-ms) is refused before it starts, not stopped half way (the budget
+ * stops Tcl, not C). About 1.5e-7 s of CPU per GPU-minute of a future, on
+ * the 2-core machine make bench measures (bench_twin.c), twice per run. */
+#define WHATIF_S_PER_GPU_MINUTE 1.5e-7
+
+static int over_budget(struct tcl_call *c, int64_t minutes, int64_t runs)
+{
+	int hook = tc_in_hook(c->ts);
+	int64_t budget = hook ? c->ts->hook_ms : c->ts->command_ms;
+	double ms = 2.0 * (double)runs * (double)minutes * c->app->model.ngpus * WHATIF_S_PER_GPU_MINUTE * 1000.0;
+
+	if ((c->ts->batch && !hook) || ms <= (double)budget)
+		return 0;
+	tc_err(c, "BUDGET", "whatif: %lld run%s of %lld minutes of %d GPUs take about %.0f ms of CPU, over the %s budget of"
+	       " %lld ms (guard %s): ask for fewer -runs or -minutes, or run it in a batch run",
+	       (long long)runs, runs == 1 ? "" : "s", (long long)minutes, c->app->model.ngpus, ms,
+	       hook ? "hook's" : "command line's", (long long)budget, hook ? "-hook-ms" : "-command-ms");
+	return 1;
+}
+
 int tc_whatif(struct tcl_call *c)
 {
 	struct whatif_take w = {0};
@@ -360,6 +382,8 @@ int tc_whatif(struct tcl_call *c)
 		return tc_err(c, "INPUT", "whatif: a what-if cannot hold another");
 	if (int_opt(c, "minutes", 1, 24 * 60, &minutes) || int_opt(c, "runs", 1, WHATIF_RUNS_MAX, &runs) ||
 	    int_opt(c, "seed", 0, INT32_MAX, &seed))
+		return TCL_ERROR;
+	if (over_budget(c, minutes, runs))
 		return TCL_ERROR;
 	w.list = new_list();
 	Tcl_IncrRefCount(w.list);

@@ -203,7 +203,9 @@ static const char *const man_rest[] = {
 	"in --read-only, in batch runs and runbooks, at the console's : line, and on a recording: myriad replay "
 	"FILE --at WHEN --whatif ACTIONS [--minutes N] [--runs K] [--json] answers what would have happened had "
 	"ACTIONS been done at WHEN. When the blast-radius guard holds an action at the console, its question "
-	"shows this what-if in one line.",
+	"shows this what-if in one line. The twins run on the console's loop: at the : line and in a hook, a "
+	"what-if that would take more CPU than guard -command-ms or -hook-ms (about 0.15 s per million "
+	"GPU-minutes of a future, twice per run) is refused before it starts (errorCode MYRIAD BUDGET).",
 	".PP",
 	"whatif {node drain @su:3 -reason \"leaf swap\"} -minutes 30 -runs 3 -table",
 	".SH TRUST",
