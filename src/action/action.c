@@ -421,7 +421,7 @@ static int dry_run(struct myriad *app, const struct action *a, struct action_out
 	return 0;
 }
 
-static int hold(struct myriad *app, const struct action *a, struct action_outcome *out, const char *why,
+static int hold(struct myriad *app, const struct action *a, struct action_outcome *out, int over, const char *why,
 		action_result_fn fn, void *ctx)
 {
 	struct act *r = act_new(engine_of(app), a, out);
@@ -431,6 +431,7 @@ static int hold(struct myriad *app, const struct action *a, struct action_outcom
 	snprintf(out->detail, sizeof out->detail, "%s: needs confirmation", why);
 	out->status = r->out.status = AS_CONFIRM;
 	out->why = r->out.why = AW_GUARD;
+	out->over = r->out.over = over;
 	snprintf(r->out.detail, sizeof r->out.detail, "%s", out->detail);
 	act_live(r);
 	act_emit(app, a, out->id, ACT_DECIDED, 0, 0, action_status_name(AS_CONFIRM), out->detail);
@@ -455,9 +456,9 @@ static int decide(struct myriad *app, const struct action *a, struct action_outc
 	if (a->dry_run || app->dry_run)
 		return dry_run(app, a, out, over);
 	if (a->ask)   /* typed at the console: the operator says yes, as to a key */
-		return hold(app, a, out, over ? why : "typed at the command line", fn, ctx);
+		return hold(app, a, out, over, over ? why : "typed at the command line", fn, ctx);
 	if (over && !a->force)
-		return hold(app, a, out, why, fn, ctx);
+		return hold(app, a, out, 1, why, fn, ctx);
 	if (over)
 		snprintf(decision, sizeof decision, "forced past the blast-radius guard: %s", a->force_reason);
 	else

@@ -86,6 +86,7 @@ struct action_outcome {
 	enum action_why why;
 	int32_t nodes, gpus;       /* what it touches */
 	int32_t failed;            /* targets that failed */
+	int over;                  /* held: over the blast-radius limits (not only typed) */
 	char detail[512];          /* the guard decision, the commands, or the errors */
 };
 

@@ -32,6 +32,18 @@ void rec_fail(struct rec *r, const char *what)
 	r->rewrite_inventory = 1;   /* what failed may have held it */
 }
 
+int rec_begin(struct rec *r)
+{
+	if (db_exec(r->db, "BEGIN", NULL) < 0) {
+		rec_fail(r, "begin");
+		return -1;
+	}
+	r->in_txn = 1;
+	if (!r->stats.groups && !r->stats.lost)   /* the recording's first group: its start */
+		db_meta_set_i64(r->db, "start", r->tick_time);
+	return 0;
+}
+
 int rec_step(struct rec *r, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);
@@ -111,13 +123,7 @@ void rec_page_size(struct rec *r, int64_t gpus)
 	db_set_page_size(r->db, TAIL_PAGE_SIZE, NULL);   /* if it fails, the pages stay as they were */
 	if (!txn)
 		return;
-	if (db_exec(r->db, "BEGIN", NULL) < 0) {
-		rec_fail(r, "begin");
-		return;
-	}
-	r->in_txn = 1;
-	if (!r->stats.groups && !r->stats.lost)
-		db_meta_set_i64(r->db, "start", r->tick_time);
+	rec_begin(r);
 }
 
 void rec_close_file(struct rec *r)

@@ -388,13 +388,8 @@ static void begin_group(struct rec *r, const struct event *ev, int has_tick)
 		r->down = 0;   /* try again; a keyframe is due */
 	if (r->down)
 		return;
-	if (db_exec(r->db, "BEGIN", NULL) < 0) {
-		rec_fail(r, "begin");
+	if (rec_begin(r) < 0)
 		return;
-	}
-	r->in_txn = 1;
-	if (!r->stats.groups && !r->stats.lost)
-		db_meta_set_i64(r->db, "start", r->tick_time);
 	if (r->rewrite_inventory && r->app->model.nnodes > 0) {
 		rec_inventory(r, &r->app->model);
 		r->inventory_in_txn = 1;

@@ -103,6 +103,7 @@ extern int rec_scale;
 int rec_open_file(struct rec *r, const char *path, char **err);
 void rec_close_file(struct rec *r);
 void rec_fail(struct rec *r, const char *what);
+int rec_begin(struct rec *r);   /* BEGIN, and the start of a new recording; 0, or -1 (failed) */
 int rec_step(struct rec *r, sqlite3_stmt *st, const char *what);   /* 0, or -1 (failed) */
 void rec_keyframe(struct rec *r, const struct model *m, const struct kf_pred *pred);
 void rec_faults(struct rec *r, const struct model *m);

@@ -148,30 +148,44 @@ static int get_kind(struct rd *r, struct window *w, struct tail_scratch *t, cons
 	return append_rows(w, t, n, flags, o);
 }
 
+/* A tail row's header and its sources, interned: their map (freed by the
+ * caller) and count in *nl, or NULL for a row that does not read. */
+static int *read_sources(struct rd *r, size_t len, struct arena *a, const char ***srcs, int *nsrcs, int *nl)
+{
+	uint64_t n_src;
+	int *map;
+
+	if (rd_uvarint(r) != TAIL_VERSION)
+		return NULL;
+	rd_uvarint(r);
+	n_src = rd_uvarint(r);
+	if (r->err || n_src > PACK_MAX_SRC || n_src > len)
+		return NULL;
+	map = xcalloc(n_src + 1, sizeof *map);
+	for (uint64_t i = 0; i < n_src; i++) {
+		size_t n;
+		const uint8_t *p = rd_bytes(r, &n);
+
+		if (!p || (map[i] = intern((const char *)p, n, a, srcs, nsrcs)) < 0) {
+			free(map);
+			return NULL;
+		}
+	}
+	*nl = (int)n_src;
+	return map;
+}
+
 int tail_read(struct window *win, int64_t tick, const void *blob, size_t len, unsigned kinds, struct tail_scratch *ts,
 	      struct arena *a, const char ***srcs, int *nsrcs,
 	      void (*row)(void *ctx, int kind, int32_t node, int32_t idx, int32_t r), void *ctx)
 {
 	struct rd r = rd_make(blob, len);
 	struct tail_scratch own = {0};
-	uint64_t nl;
-	int *map, rc = 0;
+	int nl, *map = read_sources(&r, len, a, srcs, nsrcs, &nl), rc = 0;
 
-	if (rd_uvarint(&r) != TAIL_VERSION)
+	if (!map)
 		return -1;
-	rd_uvarint(&r);
-	nl = rd_uvarint(&r);
-	if (r.err || nl > PACK_MAX_SRC || nl > len)
-		return -1;
-	map = xcalloc(nl + 1, sizeof *map);
-	for (uint64_t i = 0; i < nl && rc == 0; i++) {
-		size_t n;
-		const uint8_t *p = rd_bytes(&r, &n);
-
-		if (!p || (map[i] = intern((const char *)p, n, a, srcs, nsrcs)) < 0)
-			rc = -1;
-	}
-	struct rows o = {tick, map, (int)nl, row, ctx};
+	struct rows o = {tick, map, nl, row, ctx};
 
 	for (int k = 0; k < PK_COUNT && rc == 0; k++)
 		rc = kinds & (1u << k) ? get_kind(&r, &win[k], ts ? ts : &own, &o) : skip_kind(&r, &win[k]);
@@ -267,24 +281,11 @@ int tail_read_dense(struct tail_chain *c, const void *blob, size_t len, unsigned
 {
 	struct rd r = rd_make(blob, len);
 	struct tail_scratch own = {0};
-	uint64_t nl;
-	int *map, rc = 0;
+	int nl, *map = read_sources(&r, len, a, srcs, nsrcs, &nl), rc = 0;
 
-	if (rd_uvarint(&r) != TAIL_VERSION)
+	if (!map)
 		return -1;
-	rd_uvarint(&r);
-	nl = rd_uvarint(&r);
-	if (r.err || nl > PACK_MAX_SRC || nl > len)
-		return -1;
-	map = xcalloc(nl + 1, sizeof *map);
-	for (uint64_t i = 0; i < nl && rc == 0; i++) {
-		size_t n;
-		const uint8_t *p = rd_bytes(&r, &n);
-
-		if (!p || (map[i] = intern((const char *)p, n, a, srcs, nsrcs)) < 0)
-			rc = -1;
-	}
-	struct dense o = {c, map, (int)nl, rows, ctx};
+	struct dense o = {c, map, nl, rows, ctx};
 
 	for (int k = 0; k < PK_COUNT && rc == 0; k++) {
 		struct window w = shape(c, k);

@@ -114,7 +114,7 @@ static void decide_held(struct tcl_call *c, const struct action *a, struct actio
 		text = xasprintf("%s %s %s\n%s.\nGo ahead?", action_kind_name(a->kind), a->target ? a->target : "",
 				 a->args ? a->args : "", o->detail);
 	else {
-		char *brief = o->why == AW_GUARD && strstr(o->detail, "blast radius") ? tc_whatif_brief(c->app, a) : NULL;
+		char *brief = o->over ? tc_whatif_brief(c->app, a) : NULL;
 
 		text = xasprintf("%s %s %s\nIt touches %d node%s (%d GPUs). %s.\n%s%sGo ahead?", action_kind_name(a->kind),
 				 a->target ? a->target : "", a->args ? a->args : "", o->nodes, o->nodes == 1 ? "" : "s",

@@ -140,7 +140,8 @@ static void take_free(struct whatif_take *w)
 
 /* ---- the result ---- */
 
-#define RUNS(r, expr) for (int k_ = 0; k_ < (r)->runs; k_++) { int k = k_; v[k] = (expr); }
+/* v[k] = expr for each run k */
+#define RUNS(r, expr) for (int k = 0; k < (r)->runs; k++) v[k] = (expr);
 
 
 /* key: the mean in d, {min max} in sd (with several runs). */

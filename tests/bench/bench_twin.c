@@ -164,10 +164,10 @@ static const struct job *largest_running(const struct model *m)
 	return best;
 }
 
-struct errs {
-	double util, pue, jobs;           /* sums of absolute errors, twin */
+struct errs {                     /* sums over the moments */
+	double util, pue, jobs;           /* absolute errors, twin */
 	double util0, pue0, jobs0;        /* the same, persistence */
-	double util_real, jobs_real;      /* sums of the truth, for scale */
+	double util_real, jobs_real;      /* the truth, for scale */
 };
 
 static int one_moment(int i, struct errs *e)
@@ -185,7 +185,7 @@ static int one_moment(int i, struct errs *e)
 		goto out;
 	acts[0] = (struct twin_act){TV_REQUEUE, j->node_idx, j->nnodes, j->id, 0};
 	acts[1] = (struct twin_act){TV_DRAIN, j->node_idx, j->nnodes, 0, 0};
-	double util0 = 0, pue0 = a.model.fac.pue;
+	double util0 = 0, pue0 = a.model.fac.pue, p_util[CHECKS], p_pue[CHECKS], p_jobs[CHECKS];
 	for (int32_t g = 0; g < a.model.ngpus; g++)
 		util0 += a.model.met[MET_UTIL][g] != MET_UNKNOWN ? a.model.met[MET_UTIL][g] : 0;
 	util0 /= a.model.ngpus;
@@ -200,11 +200,9 @@ static int one_moment(int i, struct errs *e)
 			fprintf(stderr, "bench: whatif: %s\n", err);
 			goto out;
 		}
-		e[c].util += fabs(r.with_pts[r.npts - 1].util);   /* truth subtracted below */
-		e[c].pue += r.with_pts[r.npts - 1].pue;
-		e[c].jobs += r.diff[0].killed + r.diff[0].requeued + r.diff[0].delayed;
-		e[c].util0 += util0;
-		e[c].pue0 += pue0;
+		p_util[c] = r.with_pts[r.npts - 1].util;
+		p_pue[c] = r.with_pts[r.npts - 1].pue;
+		p_jobs[c] = r.diff[0].killed + r.diff[0].requeued + r.diff[0].delayed;
 		whatif_report_free(&r);
 	}
 	char why[160];
@@ -217,17 +215,18 @@ static int one_moment(int i, struct errs *e)
 	run_forward(&rb);
 	for (int c = 0; c < CHECKS; c++) {
 		struct whatif_diff d;
+		double jobs;
 
 		whatif_compare(&rb.snap[c], &ra.snap[c], check_s[c], 8, NULL, &d);
+		jobs = d.killed + d.requeued + d.delayed;
+		e[c].util += fabs(p_util[c] - ra.util[c]);
+		e[c].pue += fabs(p_pue[c] - ra.pue[c]);
+		e[c].jobs += fabs(p_jobs[c] - jobs);
+		e[c].util0 += fabs(util0 - ra.util[c]);
+		e[c].pue0 += fabs(pue0 - ra.pue[c]);
+		e[c].jobs0 += fabs(1 - jobs);   /* persistence: the one job requeued, nothing else */
 		e[c].util_real += ra.util[c];
-		e[c].jobs_real += d.killed + d.requeued + d.delayed;
-		/* e[c].util held the twin's prediction: now its error */
-		e[c].util = e[c].util - ra.util[c];
-		e[c].pue = e[c].pue - ra.pue[c];
-		e[c].jobs = e[c].jobs - (d.killed + d.requeued + d.delayed);
-		e[c].util0 = e[c].util0 - ra.util[c];
-		e[c].pue0 = e[c].pue0 - ra.pue[c];
-		e[c].jobs0 = 1 - (d.killed + d.requeued + d.delayed);
+		e[c].jobs_real += jobs;
 	}
 	rc = 0;
 out:
@@ -267,27 +266,13 @@ void bench_twin(void)
 {
 	const char *env = getenv("BENCH_TWIN_MOMENTS");
 	int moments = env ? atoi(env) : 8, done = 0;
-	struct errs sum[CHECKS], abs_e[CHECKS];
+	struct errs abs_e[CHECKS];
 
 	if (moments <= 0)
 		return;
 	memset(abs_e, 0, sizeof abs_e);
-	for (int i = 0; i < moments; i++) {
-		memset(sum, 0, sizeof sum);
-		if (one_moment(i, sum) < 0)
-			continue;
-		for (int c = 0; c < CHECKS; c++) {
-			abs_e[c].util += fabs(sum[c].util);
-			abs_e[c].pue += fabs(sum[c].pue);
-			abs_e[c].jobs += fabs(sum[c].jobs);
-			abs_e[c].util0 += fabs(sum[c].util0);
-			abs_e[c].pue0 += fabs(sum[c].pue0);
-			abs_e[c].jobs0 += fabs(sum[c].jobs0);
-			abs_e[c].util_real += sum[c].util_real;
-			abs_e[c].jobs_real += sum[c].jobs_real;
-		}
-		done++;
-	}
+	for (int i = 0; i < moments; i++)
+		done += one_moment(i, abs_e) == 0;
 	printf("what-if twin against the simulator (10,240 GPUs, %d moments; action: requeue the largest job away from its"
 	       " nodes and drain them; mean absolute error, twin vs persistence):\n", done);
 	for (int c = 0; c < CHECKS && done; c++) {

@@ -23,22 +23,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-struct got {
-	int rc, bad;
-	char *err;
-	struct sbuf recs;             /* the records, as bytes */
-};
-
-static void keep_node(void *ctx, const struct slurm_node_rec *r)
-{
-	sbuf_add(ctx, (const char *)r, sizeof *r);
-}
-
-static void keep_job(void *ctx, const struct slurm_job_rec *r)
-{
-	sbuf_add(ctx, (const char *)r, sizeof *r);
-}
-
 static uint32_t next_size(uint32_t *x, int maxlog)
 {
 	*x ^= *x << 13;
@@ -51,7 +35,7 @@ static struct slurm_doc *reader[2];   /* kept across inputs, as a stream keeps i
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct got a = {0, -7, NULL, {0}}, b = {0, -7, NULL, {0}};
+	struct slurm_got a, b = {0, -7, NULL, {0}};
 	const char *s = (const char *)data + 1;
 	int jobs, maxlog;
 	uint32_t x;
@@ -67,8 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!reader[jobs])
 		reader[jobs] = slurm_doc_new(jobs);
 
-	a.rc = jobs ? ref_slurm_parse_jobs(s, n, keep_job, &a.recs, &a.bad, &a.err)
-		    : ref_slurm_parse_nodes(s, n, keep_node, &a.recs, &a.bad, &a.err);
+	slurm_got_ref(jobs, s, n, &a);
 
 	size_t len = 0;
 
@@ -94,21 +77,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(buf, s, n);
 		len = n;
 	}
-	b.rc = slurm_doc_end(reader[jobs], buf ? buf : "", len, jobs ? NULL : keep_node, jobs ? keep_job : NULL,
+	b.rc = slurm_doc_end(reader[jobs], buf ? buf : "", len, jobs ? NULL : slurm_got_node, jobs ? slurm_got_job : NULL,
 			     &b.recs, &b.bad, &b.err);
 	if (b.rc < 0 && !b.err)
 		__builtin_trap();
-	if (a.rc != b.rc || a.bad != b.bad || !a.err != !b.err || (a.err && strcmp(a.err, b.err)) ||
-	    a.recs.len != b.recs.len || (a.recs.len && memcmp(a.recs.s, b.recs.s, a.recs.len))) {
+	if (!slurm_got_same(&a, &b)) {
 		fprintf(stderr, "disagreement (%s, %zu bytes, pieces up to %d): reference rc %d bad %d err %s; "
 			"ours rc %d bad %d err %s\n", jobs ? "jobs" : "nodes", n, maxlog ? 1 << maxlog : 0, a.rc, a.bad,
 			a.err ? a.err : "-", b.rc, b.bad, b.err ? b.err : "-");
 		abort();
 	}
 	free(buf);
-	free(a.err);
-	free(b.err);
-	sbuf_free(&a.recs);
-	sbuf_free(&b.recs);
+	slurm_got_free(&a);
+	slurm_got_free(&b);
 	return 0;
 }

@@ -7,6 +7,7 @@
  * See src/probe/slurm.c for the shapes and the rules.
  */
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "probe/parse.h"
@@ -733,4 +734,36 @@ int ref_slurm_parse_jobs(const char *json, size_t len,
 		n++;
 	}
 	return doc_done(root, n, bad, rejected);
+}
+
+/* ---- comparing a reader with the reference ---- */
+
+void slurm_got_node(void *ctx, const struct slurm_node_rec *r)
+{
+	sbuf_add(ctx, (const char *)r, sizeof *r);
+}
+
+void slurm_got_job(void *ctx, const struct slurm_job_rec *r)
+{
+	sbuf_add(ctx, (const char *)r, sizeof *r);
+}
+
+void slurm_got_ref(int jobs, const char *s, size_t n, struct slurm_got *g)
+{
+	memset(g, 0, sizeof *g);
+	g->bad = -7;
+	g->rc = jobs ? ref_slurm_parse_jobs(s, n, slurm_got_job, &g->recs, &g->bad, &g->err)
+		     : ref_slurm_parse_nodes(s, n, slurm_got_node, &g->recs, &g->bad, &g->err);
+}
+
+int slurm_got_same(const struct slurm_got *a, const struct slurm_got *b)
+{
+	return a->rc == b->rc && a->bad == b->bad && !a->err == !b->err && (!a->err || !strcmp(a->err, b->err)) &&
+	       a->recs.len == b->recs.len && (!a->recs.len || !memcmp(a->recs.s, b->recs.s, a->recs.len));
+}
+
+void slurm_got_free(struct slurm_got *g)
+{
+	free(g->err);
+	sbuf_free(&g->recs);
 }

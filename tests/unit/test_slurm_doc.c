@@ -16,32 +16,8 @@
 #include "sim/sim.h"
 #include "probe/jtape.h"
 
-struct got {
-	int rc, bad;
-	char *err;
-	struct sbuf recs;             /* the records, as bytes */
-};
-
-static void keep_node(void *ctx, const struct slurm_node_rec *r)
-{
-	sbuf_add(ctx, (const char *)r, sizeof *r);
-}
-
-static void keep_job(void *ctx, const struct slurm_job_rec *r)
-{
-	sbuf_add(ctx, (const char *)r, sizeof *r);
-}
-
-static void ref_of(int jobs, const char *s, size_t n, struct got *g)
-{
-	memset(g, 0, sizeof *g);
-	g->bad = -7;
-	g->rc = jobs ? ref_slurm_parse_jobs(s, n, keep_job, &g->recs, &g->bad, &g->err)
-		     : ref_slurm_parse_nodes(s, n, keep_node, &g->recs, &g->bad, &g->err);
-}
-
 /* Fed in pieces of `piece` bytes (0: whole) through slurm_doc_more. */
-static void ours_of(int jobs, const char *s, size_t n, size_t piece, struct got *g)
+static void ours_of(int jobs, const char *s, size_t n, size_t piece, struct slurm_got *g)
 {
 	struct slurm_doc *d = slurm_doc_new(jobs);
 	struct sbuf buf = {0};
@@ -52,16 +28,10 @@ static void ours_of(int jobs, const char *s, size_t n, size_t piece, struct got 
 		sbuf_add(&buf, s + off, MIN(piece, n - off));   /* the buffer moves as it grows */
 		slurm_doc_more(d, buf.s, buf.len);
 	}
-	g->rc = slurm_doc_end(d, piece ? (buf.s ? buf.s : "") : s, piece ? buf.len : n, jobs ? NULL : keep_node,
-			      jobs ? keep_job : NULL, &g->recs, &g->bad, &g->err);
+	g->rc = slurm_doc_end(d, piece ? (buf.s ? buf.s : "") : s, piece ? buf.len : n, jobs ? NULL : slurm_got_node,
+			      jobs ? slurm_got_job : NULL, &g->recs, &g->bad, &g->err);
 	slurm_doc_free(d);
 	sbuf_free(&buf);
-}
-
-static void got_free(struct got *g)
-{
-	free(g->err);
-	sbuf_free(&g->recs);
 }
 
 static int fails;
@@ -69,21 +39,20 @@ static int fails;
 /* Both readers on doc; 0 when they agree. */
 static int agree(int jobs, const char *s, size_t n, size_t piece, const char *what)
 {
-	struct got a, b;
+	struct slurm_got a, b;
 	int same;
 
-	ref_of(jobs, s, n, &a);
+	slurm_got_ref(jobs, s, n, &a);
 	ours_of(jobs, s, n, piece, &b);
-	same = a.rc == b.rc && a.bad == b.bad && !a.err == !b.err && (!a.err || !strcmp(a.err, b.err)) &&
-	       a.recs.len == b.recs.len && (!a.recs.len || !memcmp(a.recs.s, b.recs.s, a.recs.len));
+	same = slurm_got_same(&a, &b);
 	if (!same && fails++ < 8) {
 		fprintf(stderr, "  %s (%s, %zu bytes, pieces of %zu): reference rc %d bad %d err %s; ours rc %d bad %d err %s\n",
 			what, jobs ? "jobs" : "nodes", n, piece, a.rc, a.bad, a.err ? a.err : "-", b.rc, b.bad,
 			b.err ? b.err : "-");
 		fprintf(stderr, "    %.*s\n", (int)MIN(n, 300), s);
 	}
-	got_free(&a);
-	got_free(&b);
+	slurm_got_free(&a);
+	slurm_got_free(&b);
 	return same ? 0 : -1;
 }
 

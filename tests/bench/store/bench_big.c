@@ -25,6 +25,7 @@
 #include "store/store_int.h"
 
 void bench_big(const char *dir);
+void bench_replay_open(struct myriad *app, const char *db, int64_t *first, int64_t *last);   /* bench_store.c */
 
 #define BIG_GPUS 102400
 #define BIG_TICKS 130
@@ -107,19 +108,10 @@ static void big_seeks(const char *db, double *mean, double *worst, double *first
 	struct myriad app;
 	char *err = NULL;
 	struct rng r;
-	sqlite3 *q = NULL;
 	int64_t lo, hi;
 	double sum = 0, lw = 0;
 
-	sqlite3_open(db, &q);
-	lo = db_i64(q, "SELECT min(tick) FROM ticks", 0);
-	hi = db_i64(q, "SELECT max(tick) FROM ticks", 0);
-	sqlite3_close(q);
-	app_init(&app);
-	if (replay_open(&app, db, &err) < 0) {
-		fprintf(stderr, "bench_store: %s\n", err);
-		exit(1);
-	}
+	bench_replay_open(&app, db, &lo, &hi);
 	rng_seed(&r, 11);
 	*worst = 0;
 	for (int i = 0; i <= BIG_SEEKS; i++) {

@@ -27,6 +27,7 @@
 static char dir[128];
 
 void bench_big(const char *dir);   /* bench_big.c */
+void bench_replay_open(struct myriad *app, const char *db, int64_t *first, int64_t *last);
 
 static char *path_in(const char *name)
 {
@@ -394,24 +395,33 @@ static void bench_cpu(const char *big)
 
 /* ---- seeks ---- */
 
+/* app replaying db (exits if it cannot), and the first and last ticks it
+ * holds (bench_big.c too). */
+void bench_replay_open(struct myriad *app, const char *db, int64_t *first, int64_t *last)
+{
+	sqlite3 *q = NULL;
+	char *err = NULL;
+
+	sqlite3_open(db, &q);
+	*first = db_i64(q, "SELECT min(tick) FROM ticks", 0);
+	*last = db_i64(q, "SELECT max(tick) FROM ticks", 0);
+	sqlite3_close(q);
+	app_init(app);
+	if (replay_open(app, db, &err) < 0) {
+		fprintf(stderr, "bench_store: %s\n", err);
+		exit(1);
+	}
+}
+
 static void bench_seek(const char *db, const char *what, int n)
 {
 	struct myriad app;
 	char *err = NULL;
 	struct rng r;
 	double sum = 0, worst = 0, cpu = 0, cworst = 0;
-	sqlite3 *q = NULL;
 	int64_t first, last;
 
-	sqlite3_open(db, &q);
-	first = db_i64(q, "SELECT min(tick) FROM ticks", 0);
-	last = db_i64(q, "SELECT max(tick) FROM ticks", 0);
-	sqlite3_close(q);
-	app_init(&app);
-	if (replay_open(&app, db, &err) < 0) {
-		fprintf(stderr, "bench_store: %s\n", err);
-		exit(1);
-	}
+	bench_replay_open(&app, db, &first, &last);
 	rng_seed(&r, 11);
 	for (int i = 0; i < n; i++) {
 		int64_t g = first + (int64_t)rng_below(&r, (uint32_t)(last - first + 1));
