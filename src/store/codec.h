@@ -56,7 +56,7 @@ struct rd {
 };
 static inline struct rd rd_make(const void *p, size_t n)
 {
-	return (struct rd){(const uint8_t *)p, (const uint8_t *)p + n, 0};
+	return (struct rd){(const uint8_t *)p, p ? (const uint8_t *)p + n : NULL, 0};   /* NULL + 0 is undefined */
 }
 uint64_t rd_uvarint(struct rd *r);
 int64_t rd_svarint(struct rd *r);

@@ -276,7 +276,7 @@ static int decode_series(struct rd *r, struct series *s, int kind, int64_t t0, i
 	if (col_decode(r, col, n) < 0)
 		return -1;
 	for (uint64_t i = 0; i < n; i++)
-		s->tick[i] = col[i] + t0;
+		s->tick[i] = (int64_t)((uint64_t)col[i] + (uint64_t)t0);   /* a crafted file may overflow: wrap, not UB */
 	free(s->tdelta);
 	free(s->src);
 	s->tdelta = NULL;
