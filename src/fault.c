@@ -501,14 +501,14 @@ void fault_on_parse_error(struct model *m, const struct event *ev)
 		   "check the probe's command and the node's tools");
 }
 
-uint64_t fault_hash(const struct model *m, uint64_t h)
+uint64_t fault_hash(const struct model *m, uint64_t h, hash_fn bulk)
 {
 	h = hash_bytes(h, &m->next_fault_id, sizeof m->next_fault_id);
 	h = hash_bytes(h, &m->next_burst_id, sizeof m->next_burst_id);
-	for (int32_t i = 0; i < m->nfaults; i++)
-		h = hash_bytes(h, &m->faults[i], sizeof m->faults[i]);
+	if (m->nfaults)
+		h = bulk(h, m->faults, sizeof *m->faults * (size_t)m->nfaults);
 	if (m->nxid_wait)   /* only while an XID waits: runs without one hash as before */
-		h = hash_bytes(h, m->xid_wait, sizeof *m->xid_wait * (size_t)m->nxid_wait);
+		h = bulk(h, m->xid_wait, sizeof *m->xid_wait * (size_t)m->nxid_wait);
 	return h;
 }
 

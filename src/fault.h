@@ -28,7 +28,7 @@ void fault_check_conn(struct model *m, const struct event *ev);
 void fault_ack(struct model *m, const struct event *ev);
 int fault_close(struct model *m, uint32_t id, int64_t time, const char *why);
 void fault_close_node(struct model *m, int32_t node, int64_t time, const char *why);
-uint64_t fault_hash(const struct model *m, uint64_t h);
+uint64_t fault_hash(const struct model *m, uint64_t h, hash_fn bulk);
 /* Where a fault is, as the console and panels say it: gpu0007:3 (a GPU),
  * gpu0007 r4 (an IB rail), gpu0007 (a node), facility. Returns buf. */
 const char *fault_where(const struct model *m, const struct fault *f, char *buf, size_t size);

@@ -541,12 +541,17 @@ static uint64_t hash_gpu_names(const struct model *m, uint64_t h)
 
 /* The GPU->job map is hashed as job ids, not slot numbers, so a model rebuilt
  * in another order hashes the same. */
-static uint64_t hash_gpu_jobs(const struct model *m, uint64_t h)
+static uint64_t hash_gpu_jobs(const struct model *m, uint64_t h, hash_fn bulk)
 {
-	for (int32_t g = 0; g < m->ngpus; g++) {
-		uint32_t id = m->gpu_job[g] >= 0 ? m->jobs[m->gpu_job[g]].id : 0;
+	uint32_t id[1024];
+	int n = 0;
 
-		h = hash_bytes(h, &id, sizeof id);
+	for (int32_t g = 0; g < m->ngpus; g++) {
+		id[n++] = m->gpu_job[g] >= 0 ? m->jobs[m->gpu_job[g]].id : 0;
+		if (n == (int)ARRAY_LEN(id) || g == m->ngpus - 1) {   /* FNV of the pieces = FNV of the whole */
+			h = bulk(h, id, sizeof *id * (size_t)n);
+			n = 0;
+		}
 	}
 	return h;
 }
@@ -567,6 +572,12 @@ static uint64_t hash_facility(const struct facility *f, uint64_t h)
 
 uint64_t model_hash(const struct model *m)
 {
+	return model_hash_v(m, MODEL_HASH_VERSION);
+}
+
+uint64_t model_hash_v(const struct model *m, int version)
+{
+	hash_fn bulk = version >= 2 ? hash_block : hash_bytes;   /* the large arrays */
 	uint64_t h = HASH_INIT;
 
 	h = hash_str(h, m->cluster);
@@ -589,19 +600,19 @@ uint64_t model_hash(const struct model *m)
 		h = hash_bytes(h, &n->open_faults, sizeof n->open_faults);
 	}
 	for (int i = 0; i < MET_COUNT; i++)
-		h = hash_bytes(h, m->met[i], sizeof(int32_t) * (size_t)m->ngpus);
+		h = bulk(h, m->met[i], sizeof(int32_t) * (size_t)m->ngpus);
 	if (m->ngpus) {
-		h = hash_bytes(h, m->last_xid, sizeof(int32_t) * (size_t)m->ngpus);
-		h = hash_bytes(h, m->uuid, sizeof *m->uuid * (size_t)m->ngpus);
-		h = hash_bytes(h, m->pci, sizeof *m->pci * (size_t)m->ngpus);
+		h = bulk(h, m->last_xid, sizeof(int32_t) * (size_t)m->ngpus);
+		h = bulk(h, m->uuid, sizeof *m->uuid * (size_t)m->ngpus);
+		h = bulk(h, m->pci, sizeof *m->pci * (size_t)m->ngpus);
 		h = hash_gpu_names(m, h);
-		h = hash_bytes(h, m->ports, sizeof *m->ports * (size_t)m->nnodes * (size_t)m->topo.rails);
-		h = hash_bytes(h, m->node_last_fault, sizeof *m->node_last_fault * (size_t)m->nnodes);
-		h = hash_bytes(h, m->node_burst, sizeof *m->node_burst * (size_t)m->nnodes);
-		h = hash_gpu_jobs(m, h);
+		h = bulk(h, m->ports, sizeof *m->ports * (size_t)m->nnodes * (size_t)m->topo.rails);
+		h = bulk(h, m->node_last_fault, sizeof *m->node_last_fault * (size_t)m->nnodes);
+		h = bulk(h, m->node_burst, sizeof *m->node_burst * (size_t)m->nnodes);
+		h = hash_gpu_jobs(m, h, bulk);
 	}
 	h = hash_jobs(m, h);
-	h = fault_hash(m, h);
+	h = fault_hash(m, h, bulk);
 	h = hash_facility(&m->fac, h);
 	h = hash_bytes(h, &m->parse_errors, sizeof m->parse_errors);
 	return h;

@@ -156,7 +156,13 @@ struct model {
 void model_init(struct model *m);
 void model_free(struct model *m);
 void model_apply(struct model *m, const struct event *ev);
+/* The hash of everything the model holds. Version 1 hashed it all with
+ * FNV-1a; version 2 (MODEL_HASH_VERSION) hashes its large arrays with
+ * hash_block. A recording says which version its keyframes' hashes are
+ * (myriad-log(5), meta hash_version). */
+#define MODEL_HASH_VERSION 2
 uint64_t model_hash(const struct model *m);
+uint64_t model_hash_v(const struct model *m, int version);
 
 int32_t model_node_index(const struct model *m, const char *name);   /* -1 if unknown */
 void model_index_names(struct model *m);   /* after node names were written directly (a keyframe) */

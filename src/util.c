@@ -374,6 +374,30 @@ uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+/* FNV-1a waits for each byte's multiply before the next (some 4 cycles a
+ * byte: 35 ms for the 30 MB of a 102,400-GPU model). Here four lanes take
+ * 8 bytes each a step; each step is a bijection of its lane for a given
+ * word, so two arrays that differ in one word always hash apart. */
+uint64_t hash_block(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t lane[4] = {h, h ^ 0x243f6a8885a308d3ULL, h ^ 0x13198a2e03707344ULL, h ^ 0xa4093822299f31d0ULL};
+	uint64_t len = n;
+	size_t i = 0;
+
+	for (; i + 32 <= n; i += 32)
+		for (int k = 0; k < 4; k++) {
+			uint64_t w, x;
+
+			memcpy(&w, s + i + 8 * (size_t)k, sizeof w);
+			x = (lane[k] ^ w) * 0x9e3779b97f4a7c15ULL;
+			lane[k] = x ^ (x >> 29);
+		}
+	h = hash_bytes(h, lane, sizeof lane);
+	h = hash_bytes(h, &len, sizeof len);
+	return hash_bytes(h, s + i, n - i);
+}
+
 uint64_t hash_str(uint64_t h, const char *s)
 {
 	uint32_t n = (uint32_t)strlen(s);

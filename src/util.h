@@ -73,6 +73,10 @@ void arena_free(struct arena *a);
 /* FNV-1a, 64 bit: model hashes and name maps. */
 #define HASH_INIT 0xcbf29ce484222325ULL
 uint64_t hash_bytes(uint64_t h, const void *p, size_t n);
+/* Not FNV: a hash of a large array, 32 bytes a step in four independent
+ * lanes, some 20 times faster (model hashes of version 2 on: model.h). */
+uint64_t hash_block(uint64_t h, const void *p, size_t n);
+typedef uint64_t (*hash_fn)(uint64_t h, const void *p, size_t n);
 uint64_t hash_str(uint64_t h, const char *s);   /* includes the length */
 
 /* splitmix64 seeded generator: deterministic across runs and machines. */

@@ -254,6 +254,8 @@ static int number(struct jp *p)
 		return JT_MORE;   /* it may go on */
 	uint32_t k = new_tok(p->t, real ? JT_REAL : JT_INT);
 
+	p->t->tok[k].off = (uint32_t)p->p;   /* its text, for jt_real */
+	p->t->tok[k].len = (uint32_t)(i - p->p);
 	if (real ? real_overflows(p->t, p->s + p->p, i - p->p) : int_value(p->s + p->p, i - p->p, &p->t->tok[k].i) < 0)
 		return JT_BAD;
 	p->p = i;
@@ -499,6 +501,25 @@ static void unescape(const unsigned char *s, size_t n, char *o)
 		}
 	}
 	*o = '\0';
+}
+
+double jt_real(struct jtape *t, int v)
+{
+	const struct jt_tok *k = &t->tok[v];
+	char *buf;
+	double x;
+
+	if (k->type == JT_INT)
+		return (double)k->i;
+	if (k->type != JT_REAL)
+		return 0;
+	buf = k->len < sizeof t->num ? t->num : xmalloc((size_t)k->len + 1);
+	memcpy(buf, t->src + k->off, k->len);
+	buf[k->len] = '\0';
+	x = strtod(buf, NULL);
+	if (buf != t->num)
+		free(buf);
+	return x;
 }
 
 const char *jt_str(struct jtape *t, int v)

@@ -28,7 +28,7 @@ struct jt_tok {
 	uint8_t esc;                  /* a string with escapes */
 	uint32_t next;                /* the token after this value and all it holds */
 	uint32_t n;                   /* members of an object, elements of an array */
-	uint32_t off, len;            /* a string's bytes between the quotes; an object: its key slots */
+	uint32_t off, len;            /* a string's bytes between the quotes, a number's text; an object: its key slots */
 	uint32_t hash;                /* a key's hash */
 	int64_t i;                    /* an integer */
 };
@@ -80,6 +80,9 @@ static inline int jt_after(const struct jtape *t, int v) { return (int)t->tok[v]
 
 /* The value of key in object obj, -1 if obj is not an object or lacks it. */
 int jt_get(const struct jtape *t, int obj, const char *key);
+/* A number's value as a double (strtod of its text, as jansson reads it);
+ * 0 for anything else. */
+double jt_real(struct jtape *t, int v);
 /* A string's text, unescaped and NUL-terminated (in the tape's arena);
  * NULL if v is not a string. */
 const char *jt_str(struct jtape *t, int v);

@@ -7,9 +7,10 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <jansson.h>
 #include "evjson.h"
+#include "probe/jtape.h"
 
 
 
@@ -98,12 +99,11 @@ static int hexval(int c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-static const char *get_str(json_t *v, struct arena *a)
+static const char *get_str(struct jtape *t, int v, struct arena *a)
 {
-	if (json_is_string(v))
-		return arena_strndup(a, json_string_value(v), json_string_length(v));
-	json_t *h = json_is_object(v) ? json_object_get(v, "hex") : NULL;
-	const char *s = json_is_string(h) ? json_string_value(h) : NULL;
+	if (jt_is_str(t, v))
+		return arena_strdup(a, jt_str(t, v));   /* no NUL inside: jtape refuses \u0000 */
+	const char *s = jt_str(t, jt_get(t, v, "hex"));
 	size_t n = s ? strlen(s) : 1;
 
 	if (!s || n % 2)
@@ -121,12 +121,12 @@ static const char *get_str(json_t *v, struct arena *a)
 	return out;
 }
 
-static int get_f64(json_t *v, double *out)
+static int get_f64(struct jtape *t, int v, double *out)
 {
-	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+	const char *s = jt_str(t, v);
 
-	if (json_is_number(v))
-		*out = json_number_value(v);
+	if (jt_type(t, v) == JT_INT || jt_type(t, v) == JT_REAL)
+		*out = jt_real(t, v);
 	else if (s && !strcmp(s, "nan"))
 		*out = NAN;
 	else if (s && (!strcmp(s, "inf") || !strcmp(s, "-inf")))
@@ -136,31 +136,31 @@ static int get_f64(json_t *v, double *out)
 	return 0;
 }
 
-static int get_field(struct event *ev, const struct ev_field *f, json_t *v, struct arena *a)
+static int get_field(struct event *ev, const struct ev_field *f, struct jtape *t, int v, struct arena *a)
 {
 	char *p = (char *)ev + f->off;
-	json_int_t i = json_is_integer(v) ? json_integer_value(v) : 0;
+	int64_t i = jt_is_int(t, v) ? jt_int(t, v) : 0;
 
 	switch (f->kind) {
-	case EVF_STR: return (*(const char **)p = get_str(v, a)) ? 0 : -1;
-	case EVF_F64: return get_f64(v, (double *)p);
+	case EVF_STR: return (*(const char **)p = get_str(t, v, a)) ? 0 : -1;
+	case EVF_F64: return get_f64(t, v, (double *)p);
 	case EVF_MET:
-		*(int32_t *)p = json_is_null(v) ? MET_UNKNOWN : (int32_t)i;
-		return json_is_null(v) || json_is_integer(v) ? 0 : -1;
+		*(int32_t *)p = jt_is_null(t, v) ? MET_UNKNOWN : (int32_t)i;
+		return jt_is_null(t, v) || jt_is_int(t, v) ? 0 : -1;
 	case EVF_U64:
-		if (json_is_string(v)) {
+		if (jt_is_str(t, v)) {
 			char *end;
 
-			*(uint64_t *)p = strtoull(json_string_value(v), &end, 10);
+			*(uint64_t *)p = strtoull(jt_str(t, v), &end, 10);
 			return *end ? -1 : 0;
 		}
 		*(uint64_t *)p = (uint64_t)i;
 		break;
 	case EVF_I32: *(int32_t *)p = (int32_t)i; break;
 	case EVF_U32: *(uint32_t *)p = (uint32_t)i; break;
-	case EVF_I64: *(int64_t *)p = (int64_t)i; break;
+	case EVF_I64: *(int64_t *)p = i; break;
 	}
-	return json_is_integer(v) ? 0 : -1;
+	return jt_is_int(t, v) ? 0 : -1;
 }
 
 /* An optional field that is absent: zero, "" or unknown. */
@@ -174,28 +174,33 @@ static void absent(struct event *ev, const struct ev_field *f)
 		*(int32_t *)p = MET_UNKNOWN;
 }
 
+/* Read with jtape, not jansson: a seek to the start of a recording of
+ * 102,400 GPUs decodes 130,000 events (jansson 173 ms for the GPUs'
+ * identities alone, jtape 17). One tape, kept: the program has one thread. */
 int evjson_decode(struct event *ev, const char *json, size_t len, struct arena *a)
 {
+	static struct jtape tape;
 	const struct ev_schema *s = ev_schema(ev->type);
-	json_t *o;
+	size_t pos = 0;
 	int rc = 0;
 
-	if (!s)
+	if (!s || jt_read(&tape, json, &pos, len, 0, 1) != JT_OK || !jt_is_obj(&tape, 0))
 		return -1;
-	if (!(o = json_loadb(json, len, 0, NULL)))
+	while (pos < len && (json[pos] == ' ' || json[pos] == '\t' || json[pos] == '\n' || json[pos] == '\r'))
+		pos++;
+	if (pos < len)   /* more after the object */
 		return -1;
 	memset(&ev->u, 0, sizeof ev->u);
 	for (int i = 0; i < s->n && !rc; i++) {
-		json_t *v = json_object_get(o, s->f[i].name);
+		int v = jt_get(&tape, 0, s->f[i].name);
 
-		if (v)
-			rc = get_field(ev, &s->f[i], v, a);
+		if (v >= 0)
+			rc = get_field(ev, &s->f[i], &tape, v, a);
 		else if (s->f[i].optional)
 			absent(ev, &s->f[i]);
 		else
 			rc = -1;
 	}
-	json_decref(o);
 	return rc;
 }
 

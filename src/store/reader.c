@@ -88,6 +88,7 @@ int reader_open(struct reader *r, const char *path, char **warn, char **err)
 		return -1;
 	}
 	r->chunk_ticks = (int)chunk;
+	r->hash_version = (int)db_meta_i64(r->db, "hash_version", 1);
 	if (r->nnodes < 0 || r->nnodes > 1 << 20 || r->per_node[0] < 1 || r->per_node[0] > 32) {
 		*err = xasprintf("%s: implausible inventory in meta", path);
 		reader_close(r);
@@ -735,7 +736,7 @@ int reader_keyframe(struct reader *r, int64_t tick, struct model *m, int64_t *kf
 		} else {
 			char got[24];
 
-			snprintf(got, sizeof got, "%016llx", (unsigned long long)model_hash(m));
+			snprintf(got, sizeof got, "%016llx", (unsigned long long)model_hash_v(m, r->hash_version));
 			rc = strcmp(got, hash) ? -1 : 0;
 			if (rc)
 				*err = xasprintf("%s: keyframe at tick %lld restores hash %s, not %s", r->path,

@@ -98,6 +98,7 @@ int rec_open_file(struct rec *r, const char *path, char **err)
 	db_meta_set_i64(r->db, "tick_us", US_PER_SEC);
 	db_meta_set_i64(r->db, "chunk_ticks", r->chunk_ticks);
 	db_meta_set_i64(r->db, "keyframe_ticks", r->kf_ticks);
+	db_meta_set_i64(r->db, "hash_version", MODEL_HASH_VERSION);   /* of the keyframes' hashes */
 	if (r->app && r->app->model.nnodes > 0) {   /* opened on a running cluster */
 		rec_page_size(r, r->app->model.ngpus);
 		rec_inventory(r, &r->app->model);

@@ -95,6 +95,7 @@ struct reader {
 	int64_t start_time;           /* meta start (us) */
 	int chunk_ticks;
 	int kf_usable;                /* keyframes of this build's layout */
+	int hash_version;             /* of its keyframes' model hashes (meta hash_version, 1 if none) */
 	sqlite3_stmt *q_tick, *q_events, *q_chunks, *q_tail, *q_kf, *q_kfstatic, *q_window, *q_has_tail, *q_tail_rows;
 	/* the window of packed events loaded */
 	int64_t w0, w1;               /* [w0, w1) */

@@ -363,6 +363,69 @@ TEST(store_seeks_land_on_the_live_hashes)
 	unit_remove_db(path);
 }
 
+static void count_notices(void *ctx, const struct event *ev)
+{
+	if (ev->type == EV_NOTICE)
+		(*(int *)ctx)++;
+}
+
+/* A file of model hash version 1 (FNV: before version 2; here a
+ * recording whose keyframes' hashes are rewritten as version 1) has its
+ * keyframes checked as version 1: seeks restore them, none is refused
+ * ("replaying from the start", a notice). */
+TEST(store_keyframes_are_checked_with_the_hash_their_file_names)
+{
+	static uint64_t h[131];
+	int64_t kf[] = {1, 2, 60, 120};
+	uint64_t v1[ARRAY_LEN(kf)];
+	char *path = unit_tmp_file("hashv1.db"), *err = NULL, *warn = NULL;
+	struct reader rd;
+	struct model m;
+	struct myriad app;
+	sqlite3 *db = NULL;
+	int notices = 0;
+
+	setenv("MYRIAD_LOG_RETENTION", "keyframe=60", 1);
+	rec_scale = 1024;   /* as large as a recording that keeps tail rows, keyframes near its start */
+	record_sim(path, "gpus=128,seed=5", 130, h);
+	rec_scale = 1;
+	unsetenv("MYRIAD_LOG_RETENTION");
+	model_init(&m);
+	CHECK(reader_open(&rd, path, &warn, &err) == 0);
+	CHECK_INT(rd.hash_version, 2);
+	for (size_t i = 0; i < ARRAY_LEN(kf); i++) {
+		int64_t k = -1;
+
+		CHECK(reader_keyframe(&rd, kf[i], &m, &k, &err) == 0 && k == kf[i]);
+		v1[i] = model_hash_v(&m, 1);
+	}
+	reader_close(&rd);
+	model_free(&m);
+	sqlite3_open(path, &db);
+	for (size_t i = 0; i < ARRAY_LEN(kf); i++) {
+		char sql[160];
+
+		snprintf(sql, sizeof sql, "UPDATE keyframes SET hash = '%016llx' WHERE tick = %lld",
+			 (unsigned long long)v1[i], (long long)kf[i]);
+		CHECK(db_exec(db, sql, &err) == 0);
+	}
+	CHECK_INT(db_i64(db, "SELECT count(*) FROM keyframes", 0), 4);
+	CHECK(db_meta_set_i64(db, "hash_version", 1) == 0);
+	sqlite3_close(db);
+	app_init(&app);
+	bus_subscribe(&app.bus, BUS_ALL, count_notices, &notices);
+	CHECK(replay_open(&app, path, &err) == 0);
+	for (int i = 0; i < 5; i++) {
+		int64_t t = (int64_t[]){125, 61, 3, 70, 2}[i];
+
+		CHECK(replay_seek(&app, 1767225600000000LL + t * US_PER_SEC, &err) == 0);
+		CHECK_INT(model_hash(&app.model), h[t]);
+	}
+	CHECK_INT(notices, 0);
+	app_free(&app);
+	unit_remove_db(path);
+}
+
 /* ---- schema versions ---- */
 
 TEST(store_old_files_migrate_newer_open_read_only)

@@ -8,11 +8,12 @@
  *
  * A seek in an hour: what a seek reads does not grow with the recording,
  * only its B-trees' depth (by a level from 130 ticks to an hour): its
- * keyframe (every 5 ticks), the IB rows of the 30 ticks before it from where
- * they start over (at most 59 rows: every 30 ticks), the rows from the
- * keyframe on (at most 5), and up to 5 ticks of events to apply. So seeks at
- * random moments of these ticks are a seek anywhere in an hour; the first
- * and the last window are seeked as much as the middle ones.
+ * keyframe (every 5 ticks, and at the 2nd and 3rd), the IB rows of the 30
+ * ticks before it from where they start over (at most 59 rows: every 30
+ * ticks), the rows from the keyframe on (at most 5), and up to 5 ticks of
+ * events to apply. So seeks at random moments of these ticks, and to each
+ * of the first ticks, are a seek anywhere in an hour; the first and the
+ * last window are seeked as much as the middle ones.
  *
  * The reference, today's figures: the same measurements on the recorder and
  * reader before issue 13 (commit fc5c841: chunks of 60 ticks, a keyframe
@@ -31,6 +32,7 @@ void bench_replay_open(struct myriad *app, const char *db, int64_t *first, int64
 #define BIG_TICKS 130
 #define BIG_STARTUP 10            /* ticks counted as the start-up */
 #define BIG_SEEKS 30
+#define BIG_START 5               /* seeks to the first ticks */
 
 /* Today's figures: this file linked against the libmyriad.a of commit
  * fc5c841 (before issue 13), on the 2-core machine of the issue, 2026-12-01. */
@@ -103,7 +105,11 @@ static int64_t record_big(const char *path, double *rec, double *close_ms)
 	return c.samples;
 }
 
-static void big_seeks(const char *db, double *mean, double *worst, double *first, double *last_window)
+/* The first seek grows the reader's buffers; then BIG_SEEKS at random
+ * moments, and one to each of the first BIG_START ticks (before the first
+ * regular keyframe: the inventory and the GPUs' identities). */
+static void big_seeks(const char *db, double *mean, double *worst, double *first, double *last_window,
+		      double *start)
 {
 	struct myriad app;
 	char *err = NULL;
@@ -113,9 +119,10 @@ static void big_seeks(const char *db, double *mean, double *worst, double *first
 
 	bench_replay_open(&app, db, &lo, &hi);
 	rng_seed(&r, 11);
-	*worst = 0;
-	for (int i = 0; i <= BIG_SEEKS; i++) {
-		int64_t g = lo + (int64_t)rng_below(&r, (uint32_t)(hi - lo + 1)), c0 = cpu_us();
+	*worst = *start = 0;
+	for (int i = 0; i <= BIG_SEEKS + BIG_START; i++) {
+		int64_t g = i > BIG_SEEKS ? lo + i - BIG_SEEKS - 1 : lo + (int64_t)rng_below(&r, (uint32_t)(hi - lo + 1));
+		int64_t c0 = cpu_us();
 
 		if (replay_goto(&app, g, &err) < 0) {
 			fprintf(stderr, "bench_store: %s\n", err);
@@ -127,12 +134,14 @@ static void big_seeks(const char *db, double *mean, double *worst, double *first
 			*first = ms;   /* the reader's buffers grown */
 			continue;
 		}
+		if (i > BIG_SEEKS)
+			*start = MAX(*start, ms);
 		sum += ms;
 		*worst = MAX(*worst, ms);
 		if (g >= hi / 60 * 60)
 			lw = MAX(lw, ms);
 	}
-	*mean = sum / BIG_SEEKS;
+	*mean = sum / (BIG_SEEKS + BIG_START);
 	*last_window = lw;
 	app_free(&app);
 }
@@ -167,7 +176,7 @@ void bench_big(const char *dir)
 {
 	static double rec[2][BIG_TICKS];
 	char *path[2] = {xasprintf("%s/big1.db", dir), xasprintf("%s/big2.db", dir)};
-	double close_ms[2], mean, worst, first, lw;
+	double close_ms[2], mean, worst, first, lw, start;
 	int64_t samples = 0;
 
 	for (int k = 0; k < 2; k++)
@@ -179,12 +188,13 @@ void bench_big(const char *dir)
 
 	printf("  bytes per sample at 102,400 GPUs (%lld samples in %.1f MB): %.3f (today %.3f: no worse: %s)\n",
 	       (long long)samples, (double)file_size(path[1]) / 1e6, bytes, REF_BYTES, bytes <= REF_BYTES ? "met" : "NOT met");
-	big_seeks(path[1], &mean, &worst, &first, &lw);
-	printf("seek to a random moment of %d ticks of 102,400 GPUs (%d seeks after the first, keyframe + events, model "
-	       "rebuilt and checked): CPU mean %.1f ms, worst %.1f ms (target <= 200 ms: %s), in the last window %.1f ms; "
-	       "the first seek (buffers grown) %.1f ms; today mean %.1f, worst %.1f, first %.1f ms\n",
-	       BIG_TICKS, BIG_SEEKS, mean, worst, worst <= 200 ? "met" : "NOT met", lw, first, REF_SEEK_MEAN,
-	       REF_SEEK_WORST, REF_SEEK_FIRST);
+	big_seeks(path[1], &mean, &worst, &first, &lw, &start);
+	printf("seek to a moment of %d ticks of 102,400 GPUs (%d random and the first %d ticks, after a first seek; "
+	       "keyframe + events, model rebuilt and checked): CPU mean %.1f ms, worst %.1f ms (target <= 200 ms: %s), "
+	       "in the last window %.1f ms, to the first ticks %.1f ms; the first seek (buffers grown) %.1f ms; today "
+	       "mean %.1f, worst %.1f, first %.1f ms\n",
+	       BIG_TICKS, BIG_SEEKS, BIG_START, mean, worst, worst <= 200 ? "met" : "NOT met", lw, start, first,
+	       REF_SEEK_MEAN, REF_SEEK_WORST, REF_SEEK_FIRST);
 	printf("  a seek reads no more in an hour than in these %d ticks (bench_big.c): anywhere in an hour <= 200 ms: %s\n",
 	       BIG_TICKS, worst <= 200 ? "met" : "NOT met");
 	free(path[0]);

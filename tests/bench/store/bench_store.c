@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "myriad.h"
 #include "store/codec.h"
+#include "store/keyframe.h"
 #include "store/store_int.h"
 
 static char dir[128];
@@ -446,7 +447,9 @@ static void bench_seek(const char *db, const char *what, int n)
 
 /* A day-long file: the hour's rows repeated 24 times under new tick
  * numbers (times unchanged, so every keyframe and its prediction still
- * hold); seeks in it go by tick. */
+ * hold: the keyframes of the copies are those whose prediction, the IB
+ * readings of the KF_PRED_TICKS ticks before them, lies in the same copy);
+ * seeks in it go by tick. */
 static char *make_day(const char *hour, int64_t ticks)
 {
 	char *day = path_in("day.db"), cmd[512], sql[2048];
@@ -464,8 +467,9 @@ static char *make_day(const char *hour, int64_t ticks)
 			 "INSERT INTO ticks SELECT tick + %1$lld, time, num + %1$lld, source, events, layout FROM ticks WHERE tick <= %2$lld;"
 			 "INSERT INTO events SELECT id + %1$lld * 4294967296, tick + %1$lld, seq, time, type, node, source, data FROM events WHERE tick <= %2$lld;"
 			 "INSERT INTO samples SELECT kind, t0 + %1$lld, node, t1 + %1$lld, rows, step, data FROM samples WHERE t0 <= %2$lld;"
-			 "INSERT INTO keyframes SELECT tick + %1$lld, time, hash, static, data FROM keyframes WHERE tick <= %2$lld;",
-			 dt, (long long)ticks);
+			 "INSERT INTO keyframes SELECT tick + %1$lld, time, hash, static, data FROM keyframes WHERE tick <= %2$lld"
+			 " AND tick >= %3$d;",
+			 dt, (long long)ticks, KF_PRED_TICKS);
 		sqlite3_exec(db, sql, NULL, NULL, NULL);
 	}
 	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
