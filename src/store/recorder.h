@@ -77,7 +77,7 @@ struct rec {
 	size_t nundo, cundo;
 	int kf_first;                 /* opened on a model with an inventory */
 	uint64_t last_static;         /* the kfstatic row written last (0: none, or maybe lost) */
-	struct sbuf static_raw;       /* the GPUs' UUIDs, PCI ids and names it was made of */
+	uint64_t static_ids;          /* the hash of the GPUs' UUIDs, PCI ids and names it was made of */
 	struct kf_scratch kf;         /* keyframe buffers, kept */
 	struct sbuf kf_stat, kf_dyn;
 	/* failures */
