@@ -35,15 +35,6 @@ static int src_id(struct rec *r, const char *s)
 	return r->last_src = r->nsrcs++;
 }
 
-/* The IB history behind keyframe predictions (keyframe.h). */
-static void forget_ib(struct rec *r)
-{
-	for (int32_t i = 0; i < r->hist.nports; i++) {
-		r->hist.p[i].have = r->hist.p[i].have_prev = 0;
-		r->hist_group[2 * i] = r->hist_group[2 * i + 1] = INT64_MIN;   /* no reading */
-	}
-}
-
 /* Before a port's first reading in the group: what it replaces. */
 static void keep_for_undo(struct rec *r, int32_t port)
 {
@@ -255,9 +246,13 @@ static void window_start(struct rec *r, const struct model *m)
 		free(r->hist.p);
 		free(r->hist_group);
 		r->hist.nports = m->nnodes * m->topo.rails;
+		/* the IB history behind keyframe predictions (keyframe.h): zeroed,
+		 * no reading, its 21 MB at 102,400 GPUs left untouched
+		 * (before the console's first frame) until the ports' first readings */
 		r->hist.p = xcalloc((size_t)r->hist.nports + 1, sizeof *r->hist.p);
 		r->hist_group = xmalloc(sizeof *r->hist_group * 2 * ((size_t)r->hist.nports + 1));
-		forget_ib(r);
+		for (int32_t i = 0; i < 2 * r->hist.nports; i++)
+			r->hist_group[i] = INT64_MIN;   /* no reading */
 	}
 	r->have_win = 1;
 	r->w0 = r->group;
