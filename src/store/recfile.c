@@ -156,6 +156,9 @@ void rec_close_file(struct rec *r)
 	for (int i = 0; i < r->nsrcs; i++)
 		free(r->srcs[i]);
 	free(r->srcs);
+	free(r->src_slots);
+	r->src_slots = NULL;
+	r->src_cap = 0;
 	free(r->arr);
 	free(r->hist.p);
 	free(r->hist_group);

@@ -57,6 +57,7 @@ struct rec {
 	size_t ntev, ctev;
 	char **srcs;
 	int nsrcs, last_src;
+	uint32_t *src_slots, src_cap;   /* srcs by name (recorder.c src_id) */
 	int chunk_ticks, kf_ticks, kf_ticks_fixed;
 	/* the window closed last, until its chunks are all in (slices.c) */
 	int have_old;

@@ -30,6 +30,7 @@ MYRIAD="$PWD/$B/myriad"
 SIM="$PWD/$B/myriad-sim"
 ulimit -n "$(ulimit -H -n)" 2>/dev/null
 tmp=$(mktemp -d /tmp/myriad-bench-ssh.XXXXXX)
+export XDG_STATE_HOME="$tmp/state"   # the consoles' recordings (the default) go with the rest
 pids=""
 cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
