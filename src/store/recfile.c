@@ -101,7 +101,13 @@ int rec_open_file(struct rec *r, const char *path, char **err)
 	db_meta_set_i64(r->db, "hash_version", MODEL_HASH_VERSION);   /* of the keyframes' hashes */
 	if (r->app && r->app->model.nnodes > 0) {   /* opened on a running cluster */
 		rec_page_size(r, r->app->model.ngpus);
-		rec_inventory(r, &r->app->model);
+		/* in one transaction, not one per node: 12,800 commits at 102,400
+		 * GPUs took 0.6 s (before the console's first frame) */
+		if (db_exec(r->db, "BEGIN", NULL) == 0) {
+			rec_inventory(r, &r->app->model);
+			if (db_exec(r->db, "COMMIT", NULL) < 0)
+				db_exec(r->db, "ROLLBACK", NULL);
+		}
 	}
 	return 0;
 }
