@@ -397,8 +397,8 @@ TEST(store_faults_inventory_lost_with_the_first_ticks_is_written_again)
 }
 
 /* Opened on a running cluster, the recorder writes the node rows at once,
- * outside any tick; one of them fails: the status says so, and the rows are
- * all in the file once it writes again. */
+ * outside any tick, in one transaction; its commit fails: the status says
+ * so, and the rows are all in the file once it writes again. */
 TEST(store_faults_node_rows_written_at_open_are_written_again)
 {
 	struct run r;
@@ -411,7 +411,7 @@ TEST(store_faults_node_rows_written_at_open_are_written_again)
 	CHECK(app_add_source(&r.app, "sim", "gpus=64,seed=2", &err) == 0);
 	r.h[0] = model_hash(&r.app.model);
 	faultvfs_install();
-	faultvfs_fail(&(struct faultvfs_plan){FV_WRITE, "open.db", 3, SQLITE_FULL, 1, "INTO nodes"});
+	faultvfs_fail(&(struct faultvfs_plan){FV_WRITE, "open.db", 0, SQLITE_FULL, 1, "the inventory"});
 	CHECK(recorder_open(&r.app, r.path, &err) == 0);
 	CHECK_INT(faultvfs_failures(), 1);
 	CHECK_STR(status(&r), "log not written (nodes: disk full); retrying");
