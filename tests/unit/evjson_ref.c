@@ -4,7 +4,9 @@
  * json_loadb, here with JSON_REJECT_DUPLICATES, as jtape refuses duplicate
  * keys: the recorder never writes one). evjson_decode must accept the same
  * payloads and give the same fields (tests/unit/test_store_codec.c,
- * tests/fuzz/fuzz_evjson.c); evjson_same_fields compares two events.
+ * tests/fuzz/fuzz_evjson.c); evjson_same_fields compares two events. One
+ * exception: jansson reads on past a raw NUL byte between values
+ * ({"a":3<NUL>,"b":8} is an object to it), which RFC 8259 and jtape refuse.
  */
 #include <jansson.h>
 #include <math.h>
