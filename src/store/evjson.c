@@ -99,11 +99,8 @@ static int hexval(int c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-static const char *get_str(struct jtape *t, int v, struct arena *a)
+const char *evjson_unhex(const char *s, struct arena *a)
 {
-	if (jt_is_str(t, v))
-		return arena_strdup(a, jt_str(t, v));   /* no NUL inside: jtape refuses \u0000 */
-	const char *s = jt_str(t, jt_get(t, v, "hex"));
 	size_t n = s ? strlen(s) : 1;
 
 	if (!s || n % 2)
@@ -119,6 +116,13 @@ static const char *get_str(struct jtape *t, int v, struct arena *a)
 	}
 	out[n / 2] = '\0';
 	return out;
+}
+
+static const char *get_str(struct jtape *t, int v, struct arena *a)
+{
+	if (jt_is_str(t, v))
+		return arena_strdup(a, jt_str(t, v));   /* no NUL inside: jtape refuses \u0000 */
+	return evjson_unhex(jt_str(t, jt_get(t, v, "hex")), a);
 }
 
 static int get_f64(struct jtape *t, int v, double *out)

@@ -18,6 +18,9 @@ void evjson_encode(struct sbuf *b, const struct event *ev);
 /* Fills ev->u from a payload for ev->type; strings are allocated in a.
  * 0, or -1 if the text is not a payload of that type. */
 int evjson_decode(struct event *ev, const char *json, size_t len, struct arena *a);
+/* The bytes a string that is not UTF-8 was written as ({"hex":"..."}),
+ * from the hex text s, NUL-terminated in a; NULL if s is not hex. */
+const char *evjson_unhex(const char *s, struct arena *a);
 /* Copies the strings ev borrows (source included) into a. */
 void evjson_own(struct event *ev, struct arena *a);
 

@@ -21,7 +21,7 @@
 #     (exec channels, no new logins) against `myriad fanout` (one-shot, a
 #     login per node) in the same run (median of 3).
 #  4b. For the record: the console's steady CPU on 12,800 simulated nodes
-#     (102,400 GPUs), a session per node (why not behind gateways: there).
+#     (102,400 GPUs), a session per node, then behind four gateways.
 #
 # Starts and stops its own servers (killed by PID); loopback only.
 B=${1:-build}
@@ -32,8 +32,10 @@ ulimit -n "$(ulimit -H -n)" 2>/dev/null
 tmp=$(mktemp -d /tmp/myriad-bench-ssh.XXXXXX)
 export XDG_STATE_HOME="$tmp/state"   # the consoles' recordings (the default) go with the rest
 pids=""
+# with their children: the real sshd's sessions (section 3) outlive it
+descendants() { for c in $(pgrep -P "$1"); do descendants "$c"; echo "$c"; done; }
 cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
+	for p in $pids; do kill $(descendants "$p") "$p" 2>/dev/null; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
@@ -277,33 +279,54 @@ else
 fi
 
 # ---- 4b. the console on 12,800 nodes, for the record ----
-# Direct, a session per node: one OpenSSH gateway forwarding 1,280 nodes'
-# telemetry already takes about a core (section 4), so 12,800 nodes behind
-# gateways need ten of them, more cores than this machine has; the console's
-# own share is what this measures (recording, as by default), over a minute
-# from 30 s after every node streams (up to 2 minutes after start: on 2
-# cores the simulated fleet's own output competes with the console's logins).
+# Direct, a session per node, then behind four gateway sessions to the real
+# sshd of section 3 (3,200 nodes each, as a gateway per 100 SUs would be):
+# the console's share (recording, as by default) and the gateways', over a
+# minute from 30 s after every node streams (up to 2 minutes after start:
+# on 2 cores the simulated fleet's own output competes with the logins).
+pct() { awk -v d="$1" -v hz="$hz" -v s="$2" 'BEGIN { printf "%.1f", 100 * d / hz / s }'; }
+# the real sshd and its sessions, those gone included (reaped: cutime, cstime)
+tree_ticks() { t=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$1/stat" 2>/dev/null || echo 0); for c in $(pgrep -P "$1"); do t=$((t + $(tree_ticks "$c"))); done; echo "$t"; }
+gw_ticks() { tree_ticks "$sshd"; }
+console_12k() {   # NAME CONF WHAT
+	echo "ssh -log $tmp/$1.log" >> "$2"
+	"$MYRIAD" -c "$2" --ticks 400 > /dev/null 2> "$tmp/$1.err" &
+	con=$!
+	pids="$pids $con"
+	for i in $(seq 1200); do grep -q "all 12800 hosts streaming" "$tmp/$1.log" 2>/dev/null && break; sleep 0.1; done
+	sleep 30
+	c0=$(cpu_ticks $con); s0=$(cpu_ticks $big); g0=$(gw_ticks); t0=$(now)
+	sleep 60
+	c1=$(cpu_ticks $con); s1=$(cpu_ticks $big); g1=$(gw_ticks); t1=$(now)
+	rss=$(awk '/VmRSS/ { print $2 }' "/proc/$con/status" 2>/dev/null || echo 0)
+	kill $con 2>/dev/null; wait $con 2>/dev/null
+	span=$(elapsed "$t0" "$t1")
+	up=$(sed -n 's/.*all 12800 hosts streaming after \([0-9.]*\) s/\1/p' "$tmp/$1.log")
+	[ -n "$up" ] && up="after $up s" || up="not in 120 s, measured as it stood"
+	echo "console, 12800 simulated nodes (102,400 GPUs) x 3 probe channels, $3: all streaming $up; $(grep 'stats:' "$tmp/$1.log" | tail -n 1 | cut -d' ' -f3-)"
+	echo "  steady CPU (60 s window, from 30 s after): console $(pct $((c1 - c0)) "$span") % of one core, myriad-sim serve $(pct $((s1 - s0)) "$span") %, gateway sshd $(pct $((g1 - g0)) "$span") %; console RSS $((rss / 1024)) MB"
+}
 "$SIM" serve --sim gpus=102400,seed=1 --listen 127.0.0.1:0 --write-config "$tmp/big2.conf" 2> "$tmp/big2.log" &
 big=$!
 pids="$pids $big"
 for i in $(seq 300); do [ -s "$tmp/big2.conf" ] && break; sleep 0.1; done
 if [ -s "$tmp/big2.conf" ]; then
 	cp "$tmp/big2.conf" "$tmp/c12k.conf"
-	echo "ssh -log $tmp/c12k.log" >> "$tmp/c12k.conf"
-	"$MYRIAD" -c "$tmp/c12k.conf" --ticks 400 > /dev/null 2> "$tmp/c12k.err" &
-	con=$!
-	pids="$pids $con"
-	for i in $(seq 1200); do grep -q "all 12800 hosts streaming" "$tmp/c12k.log" 2>/dev/null && break; sleep 0.1; done
-	sleep 30
-	c0=$(cpu_ticks $con); s0=$(cpu_ticks $big); t0=$(now)
-	sleep 60
-	c1=$(cpu_ticks $con); s1=$(cpu_ticks $big); t1=$(now)
-	rss=$(awk '/VmRSS/ { print $2 }' "/proc/$con/status" 2>/dev/null || echo 0)
-	kill $con 2>/dev/null; wait $con 2>/dev/null
-	span=$(elapsed "$t0" "$t1")
-	up=$(sed -n 's/.*all 12800 hosts streaming after \([0-9.]*\) s/\1/p' "$tmp/c12k.log")
-	echo "console, 12800 simulated nodes (102,400 GPUs) x 3 probe channels, a session per node: all streaming after ${up:-? s; not in 120 s, measured as it stood:} $(grep 'stats:' "$tmp/c12k.log" | tail -n 1 | cut -d' ' -f2-)"
-	echo "  steady CPU (60 s window, from 30 s after): console $(awk -v d=$((c1 - c0)) -v hz="$hz" -v s="$span" 'BEGIN { printf "%.1f", 100 * d / hz / s }') % of one core, myriad-sim serve $(awk -v d=$((s1 - s0)) -v hz="$hz" -v s="$span" 'BEGIN { printf "%.1f", 100 * d / hz / s }') %; console RSS $((rss / 1024)) MB"
+	console_12k c12k "$tmp/c12k.conf" "a session per node"
+	: > "$tmp/gw4_config"
+	for g in 1 2 3 4; do
+		printf 'Host gw%s\n  HostName 127.0.0.1\n  Port %s\n  User %s\n  IdentityFile %s\n' "$g" "$sport" "$user" "$tmp/sshd/client" >> "$tmp/gw4_config"
+	done
+	{
+		grep -v '^ssh ' "$tmp/big2.conf"
+		echo "ssh -config $tmp/gw4_config -known-hosts none -cluster sim-102400"
+		echo "hostkey {[127.0.0.1]:$sport} $hk"
+		echo "host {gpu[00001-03200]} -via gw1"
+		echo "host {gpu[03201-06400]} -via gw2"
+		echo "host {gpu[06401-09600]} -via gw3"
+		echo "host {gpu[09601-12800]} -via gw4"
+	} > "$tmp/g12k.conf"
+	console_12k g12k "$tmp/g12k.conf" "behind 4 gateway sessions (real sshd)"
 else
 	echo "console on 12,800 nodes: myriad-sim serve --sim gpus=102400 did not start: $(cat "$tmp/big2.log")"
 fi

@@ -15,32 +15,13 @@
 #include "store/evjson.h"
 #include "evjson_ref.h"
 
-static int hexval_ref(int c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 static const char *get_str_ref(json_t *v, struct arena *a)
 {
 	if (json_is_string(v))
 		return arena_strndup(a, json_string_value(v), json_string_length(v));
 	json_t *h = json_is_object(v) ? json_object_get(v, "hex") : NULL;
-	const char *s = json_is_string(h) ? json_string_value(h) : NULL;
-	size_t n = s ? strlen(s) : 1;
 
-	if (!s || n % 2)
-		return NULL;
-	char *out = arena_alloc(a, n / 2 + 1);
-
-	for (size_t i = 0; i < n / 2; i++) {
-		int hi = hexval_ref(s[2 * i]), lo = hexval_ref(s[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return NULL;
-		out[i] = (char)(hi << 4 | lo);
-	}
-	out[n / 2] = '\0';
-	return out;
+	return evjson_unhex(json_is_string(h) ? json_string_value(h) : NULL, a);   /* shared: not JSON */
 }
 
 static int get_f64_ref(json_t *v, double *out)
