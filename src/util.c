@@ -375,9 +375,9 @@ uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 }
 
 /* FNV-1a waits for each byte's multiply before the next (some 4 cycles a
- * byte: 35 ms for the 30 MB of a 102,400-GPU model). Here four lanes take
- * 8 bytes each a step; each step is a bijection of its lane for a given
- * word, so two arrays that differ in one word always hash apart. */
+ * byte: a 102,400-GPU model's hash took 40 ms, bench-store). Here four
+ * lanes take 8 bytes each a step; each step is a bijection of its lane for
+ * a given word, so two arrays that differ in one word always hash apart. */
 uint64_t hash_block(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *s = p;

@@ -208,21 +208,27 @@ static int int_value(const unsigned char *s, size_t n, int64_t *out)
 	return 0;
 }
 
-/* Does strtod overflow on this real? */
-static int real_overflows(struct jtape *t, const unsigned char *s, size_t n)
+/* strtod of a real's n bytes of text (errno set as strtod sets it). */
+static double real_of(struct jtape *t, const char *s, size_t n)
 {
 	char *buf = n < sizeof t->num ? t->num : xmalloc(n + 1);
 	double v;
-	int over;
 
 	memcpy(buf, s, n);
 	buf[n] = '\0';
 	errno = 0;
 	v = strtod(buf, NULL);
-	over = (v == HUGE_VAL || v == -HUGE_VAL) && errno == ERANGE;
 	if (buf != t->num)
 		free(buf);
-	return over;
+	return v;
+}
+
+/* Does strtod overflow on this real? */
+static int real_overflows(struct jtape *t, const unsigned char *s, size_t n)
+{
+	double v = real_of(t, (const char *)s, n);
+
+	return (v == HUGE_VAL || v == -HUGE_VAL) && errno == ERANGE;
 }
 
 static int number(struct jp *p)
@@ -506,20 +512,10 @@ static void unescape(const unsigned char *s, size_t n, char *o)
 double jt_real(struct jtape *t, int v)
 {
 	const struct jt_tok *k = &t->tok[v];
-	char *buf;
-	double x;
 
 	if (k->type == JT_INT)
 		return (double)k->i;
-	if (k->type != JT_REAL)
-		return 0;
-	buf = k->len < sizeof t->num ? t->num : xmalloc((size_t)k->len + 1);
-	memcpy(buf, t->src + k->off, k->len);
-	buf[k->len] = '\0';
-	x = strtod(buf, NULL);
-	if (buf != t->num)
-		free(buf);
-	return x;
+	return k->type == JT_REAL ? real_of(t, t->src + k->off, k->len) : 0;
 }
 
 const char *jt_str(struct jtape *t, int v)

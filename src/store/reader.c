@@ -139,11 +139,8 @@ void reader_close(struct reader *r)
 	chain_free(&r->chain);
 	chain_free(&r->pchain);
 	tail_scratch_free(&r->ts);
-	for (size_t i = 0; i < r->ntv; i++) {
-		free(r->tv[i].v32);
-		free(r->tv[i].v64);
-	}
-	free(r->tv);
+	free(r->tv.v32);
+	free(r->tv.v64);
 	arena_free(&r->w_arena);
 	arena_free(&r->g_arena);
 	memset(r, 0, sizeof *r);

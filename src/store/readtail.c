@@ -6,29 +6,14 @@
  * asked for, its GPU samples only from the newest keyframe at or before
  * that tick (where the recorder of a large cluster starts their rows over:
  * store_int.h, TAIL_ONLY_GPUS), and further ticks are read on as play goes
- * on, each in place of the one before. A recording whose GPU rows do not start over there is read from the
- * window's start (-2 from tail_read_dense says so). The IB readings a
- * keyframe's prediction needs come from the rows of the same windows.
+ * on, each in place of the one before (drop_before). A recording whose GPU
+ * rows do not start over there is read from the window's start (-2 from
+ * tail_read_dense says so). The IB readings a keyframe's prediction needs
+ * come from the rows of the same windows.
  */
 #include <string.h>
 #include "keyframe.h"
 #include "store_int.h"
-
-/* A kept tick's arrays: slots from gpu_from on (the first only, as play
- * goes: drop_before). */
-static struct tick_vals *vals_of(struct reader *r, int64_t tick)
-{
-	size_t i = (size_t)(tick - r->gpu_from);
-
-	if (i >= r->ntv) {
-		size_t n = (size_t)(r->w1 - r->gpu_from);
-
-		r->tv = xrealloc(r->tv, sizeof *r->tv * n);
-		memset(r->tv + r->ntv, 0, sizeof *r->tv * (n - r->ntv));
-		r->ntv = n;
-	}
-	return &r->tv[i];
-}
 
 /* Room for n more references. */
 static struct rowref *more_refs(struct reader *r, size_t n)
@@ -89,8 +74,8 @@ static void fix_refs(struct reader *r, size_t from, const struct tick_vals *tv)
 	}
 }
 
-/* Each tick read drops the one before it: its values (13 MB at 102,400
- * GPUs) and its references (6.5 MB). A group is emitted as it is read, so
+/* Each tick read drops the ones before it: their values (13 MB a tick at
+ * 102,400 GPUs, in r->tv) and references (6.5 MB). A group is emitted as it is read, so
  * nothing needs them, and a seek back reads again from its keyframe; one
  * tick's buffers, paged in once, then serve every tick, not a fresh 20 MB
  * for each tick of a window. Every series' last value (the chain) goes on. */
@@ -114,10 +99,10 @@ static int read_rows(struct reader *r, int64_t to)
 	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
 		int64_t t = sqlite3_column_int64(st, 0);
 
-		if (t > r->gpu_from && r->gpu_from <= r->tail_upto)   /* a tick kept before this one */
+		if (t > r->gpu_from)
 			drop_before(r, t);
 		int keep = t >= r->gpu_from;
-		struct tick_ctx c = {r, keep ? vals_of(r, t) : NULL};
+		struct tick_ctx c = {r, keep ? &r->tv : NULL};
 		size_t from = r->nrefs;
 
 		for (int64_t u = r->tail_upto + 1; u <= t; u++)   /* ticks without a row: no events */

@@ -114,14 +114,13 @@ struct reader {
 	/* a window read from tail rows (readtail.c) */
 	struct tail_chain chain, pchain;   /* each series' last value: the window's, a prediction's */
 	struct tail_scratch ts;
-	int64_t gpu_from;             /* GPU samples read from this tick on */
+	int64_t gpu_from;             /* GPU samples read from this tick on; the tick kept (tv) */
 	int64_t pred_from, pred_k;    /* pchain holds the IB rows of [pred_from, pred_k), or pred_k -1 */
-	struct tick_vals {            /* per tick of the window: the values its references point into */
+	struct tick_vals {            /* the tick kept (gpu_from): the values its references point into */
 		int32_t *v32;
 		int64_t *v64;
 		size_t n32, cap32, n64, cap64;
-	} *tv;
-	size_t ntv;
+	} tv;
 	int64_t tail_upto;            /* tail window: rows decoded up to this tick */
 	const char **tsrcs;           /* tail window: its source table */
 	int ntsrcs;

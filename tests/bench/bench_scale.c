@@ -8,8 +8,9 @@
  * and parsed), so the mean is taken over a multiple of five ticks and the
  * two kinds are shown apart as well. The cost per GPU at both sizes says
  * whether the tick grows faster than the fleet; each size is measured three
- * times, in turn with the other, and its least mean kept. Ten ticks of warm-up come
- * first: the first IB dump of every node (one in ten per tick) is a start.
+ * times, in turn with the other, and its least mean kept (RUNS). Ten ticks of
+ * warm-up come first: the first IB dump of every node (one in ten per tick)
+ * is a start.
  *
  * The first frame: build/myriad --sim gpus=102400 started on a
  * pseudo-terminal (200x60), timed from fork to the console's header on the

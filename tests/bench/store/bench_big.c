@@ -19,10 +19,12 @@
  * reader before issue 13 (commit fc5c841: chunks of 60 ticks, a keyframe
  * every tick at this size), run on this machine; see REF_* below.
  */
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include "myriad.h"
+#include "store/evjson.h"
 #include "store/store_int.h"
 
 void bench_big(const char *dir);
@@ -105,6 +107,60 @@ static int64_t record_big(const char *path, double *rec, double *close_ms)
 	return c.samples;
 }
 
+/* Two parts of a seek against what they were: the model hash that checks a
+ * restored keyframe (version 2 against FNV, version 1), on the model of the
+ * last seek; and the events' JSON of the 102,400 GPUs' identities that a
+ * seek near the start reads (evjson_decode, jtape, against jansson's
+ * json_loadb alone, the parse without the fields). */
+static void big_parts(const struct model *m, const char *db)
+{
+	int64_t c0 = cpu_us();
+	uint64_t h = model_hash_v(m, 2);
+	int64_t c1 = cpu_us();
+
+	h ^= model_hash_v(m, 1);
+	int64_t c2 = cpu_us(), n = 0, ok = 0;
+	sqlite3 *q = NULL;
+	sqlite3_stmt *st = NULL;
+	struct arena a = {0};
+	struct sbuf text = {0};
+	size_t *at = NULL;
+
+	printf("  of a seek: the model hash %.1f ms (FNV, hash version 1: %.1f ms; ratio %.3f)\n",
+	       (double)(c1 - c0) / 1000.0, (double)(c2 - c1) / 1000.0, (double)(c1 - c0) / (double)MAX(c2 - c1, 1));
+	(void)h;
+	sqlite3_open(db, &q);
+	if (sqlite3_prepare_v2(q, "SELECT data FROM events WHERE type = 'gpu_info'", -1, &st, NULL) == SQLITE_OK)
+		while (sqlite3_step(st) == SQLITE_ROW) {   /* the texts, then each reader over all of them */
+			at = xrealloc(at, sizeof *at * (size_t)(n + 2));
+			at[n++] = text.len;
+			sbuf_add(&text, (const char *)sqlite3_column_text(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+			at[n] = text.len;
+		}
+	sqlite3_finalize(st);
+	sqlite3_close(q);
+	int64_t t0 = cpu_us();
+
+	for (int64_t i = 0; i < n; i++) {
+		struct event ev = {.type = EV_GPU_INFO};
+
+		ok += evjson_decode(&ev, text.s + at[i], at[i + 1] - at[i], &a) == 0;
+		arena_reset(&a);
+	}
+	int64_t t1 = cpu_us();
+
+	for (int64_t i = 0; i < n; i++)
+		json_decref(json_loadb(text.s + at[i], at[i + 1] - at[i], 0, NULL));
+	int64_t t2 = cpu_us();
+
+	printf("  the GPUs' identities' JSON (%lld events, %lld read): read %.1f ms, jansson's parse alone %.1f ms"
+	       " (ratio %.3f)\n", (long long)n, (long long)ok, (double)(t1 - t0) / 1000.0, (double)(t2 - t1) / 1000.0,
+	       (double)(t1 - t0) / (double)MAX(t2 - t1, 1));
+	free(at);
+	sbuf_free(&text);
+	arena_free(&a);
+}
+
 /* The first seek grows the reader's buffers; then BIG_SEEKS at random
  * moments, and one to each of the first BIG_START ticks (before the first
  * regular keyframe: the inventory and the GPUs' identities). */
@@ -143,6 +199,7 @@ static void big_seeks(const char *db, double *mean, double *worst, double *first
 	}
 	*mean = sum / (BIG_SEEKS + BIG_START);
 	*last_window = lw;
+	big_parts(&app.model, db);
 	app_free(&app);
 }
 
